@@ -1,0 +1,76 @@
+"""The result types of extraction: plain dataclasses, no behaviour.
+
+Kept free of any parsing code so that the crawl layer, the pipelines and the
+tests can import them without pulling in lxml.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class ExtractOptions:
+    """What `extract()` should put into the Markdown and the Document."""
+
+    keep_links: bool = True  # Markdown links [text](url); False -> link text only
+    keep_images: bool = True  # ![alt](src) in Markdown
+    include_html: bool = False  # Document.html = serialized HTML of the content region
+    max_chars: int = 0  # 0 = no limit; else cut Markdown at a block boundary
+
+
+@dataclass(slots=True)
+class Heading:
+    """A heading of the extracted content (level 1..6, whitespace-normalised text)."""
+
+    level: int
+    text: str
+
+
+@dataclass(slots=True)
+class Link:
+    """A link inside the extracted content; `internal` = same site_key as the page."""
+
+    text: str
+    url: str
+    internal: bool
+
+
+@dataclass(slots=True)
+class Image:
+    """An image inside the extracted content, with an absolute http(s) `src`."""
+
+    src: str
+    alt: str
+
+
+@dataclass(slots=True)
+class Document:
+    """Everything extracted from one page. See `extract()` for the guarantees."""
+
+    markdown: str = ""
+    text: str = ""
+    html: str | None = None
+    title: str | None = None
+    description: str | None = None
+    site_name: str | None = None
+    author: str | None = None
+    published_at: str | None = None
+    modified_at: str | None = None
+    language: str | None = None
+    canonical: str | None = None
+    image: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    json_ld_types: list[str] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    page_links: list[str] = field(default_factory=list)
+    nofollow: bool = False
+    meta_robots: str | None = None
+    images: list[Image] = field(default_factory=list)
+    extraction_method: str = "none"
+    boilerplate_ratio: float = 0.0
+    word_count: int = 0
+    char_count: int = 0
+    truncated: bool = False
+    error: str | None = None

@@ -1,0 +1,250 @@
+"""Page-level facts read from the whole tree: <head> metadata, JSON-LD,
+robots directives and every followable link of the page.
+
+Works on the tree as parsed, before any content region is chosen, so nothing
+here depends on how good the readability guess is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+import lxml.html
+from w3lib.html import strip_html5_whitespace
+
+from webmd_spider.extract.document import Document
+
+# Wrappers some CMSs put around JSON-LD so old browsers ignore the script.
+_JSON_LD_WRAPPERS = re.compile(r"^\s*(?:<!--|//\s*<!\[CDATA\[)|(?:-->|//\s*\]\]>)\s*$")
+# Bot-specific meta name that is honoured next to "robots".
+_BOT_META_NAME = "webmd"
+
+
+def normalize_space(value: str | None) -> str | None:
+    """Collapse whitespace runs to one space; None for None or blank."""
+    if value is None:
+        return None
+    return " ".join(value.split()) or None
+
+
+def resolve(base: str, href: str | None) -> str | None:
+    """Join `href` onto `base`; None when href is blank or urljoin rejects it."""
+    href = strip_html5_whitespace(href or "")
+    if not href:
+        return None
+    try:
+        return urljoin(base, href)
+    except ValueError:  # e.g. "http://[broken" raises in urllib
+        return None
+
+
+def effective_base(root: lxml.html.HtmlElement, url: str) -> str:
+    """The URL relative links resolve against: <base href> (itself resolved) or `url`."""
+    for base in root.iter("base"):
+        joined = resolve(url, base.get("href"))
+        if joined:
+            return joined
+    return url
+
+
+def meta_values(root: lxml.html.HtmlElement) -> dict[str, list[str]]:
+    """Map lower-cased meta name/property/http-equiv/itemprop to their contents, in order."""
+    found: dict[str, list[str]] = {}
+    for meta in root.iter("meta"):
+        content = normalize_space(meta.get("content"))
+        if content is None:
+            continue
+        for attr in ("name", "property", "http-equiv", "itemprop"):
+            key = (meta.get(attr) or "").strip().lower()
+            if key:
+                found.setdefault(key, []).append(content)
+    return found
+
+
+def _first(metas: dict[str, list[str]], *keys: str) -> str | None:
+    """The first content of the first key present."""
+    for key in keys:
+        if metas.get(key):
+            return metas[key][0]
+    return None
+
+
+def json_ld_objects(root: lxml.html.HtmlElement) -> list[Any]:
+    """Decoded JSON-LD blocks of the page; blocks that do not decode are skipped."""
+    objects: list[Any] = []
+    for script in root.iter("script"):
+        if (script.get("type") or "").strip().lower() != "application/ld+json":
+            continue
+        raw = _JSON_LD_WRAPPERS.sub("", script.text or "")
+        try:
+            objects.append(json.loads(raw, strict=False))
+        except (ValueError, RecursionError):  # malformed or absurdly nested JSON
+            continue
+    return objects
+
+
+def walk_json(value: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object inside `value`, pre-order, without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+
+
+def json_ld_types(objects: list[Any]) -> list[str]:
+    """Every @type (strings or lists of strings, @graph included), deduped, in order."""
+    types: list[str] = []
+    for obj in walk_json(objects):
+        value = obj.get("@type")
+        for name in value if isinstance(value, list) else [value]:
+            if isinstance(name, str) and name.strip() and name.strip() not in types:
+                types.append(name.strip())
+    return types
+
+
+def _person_name(value: Any) -> str | None:
+    """A JSON-LD author value (string, Person, or list of them) as display text."""
+    if isinstance(value, str):
+        return normalize_space(value)
+    if isinstance(value, dict):
+        name = value.get("name")
+        return normalize_space(name) if isinstance(name, str) else None
+    if isinstance(value, list):
+        names = [n for n in (_person_name(v) for v in value) if n]
+        return ", ".join(names) or None
+    return None
+
+
+def json_ld_value(objects: list[Any], key: str) -> str | None:
+    """The first usable value of `key` in the JSON-LD (authors reduced to names)."""
+    for obj in walk_json(objects):
+        if key not in obj:
+            continue
+        value = _person_name(obj[key]) if key == "author" else obj[key]
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def page_title(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> str | None:
+    """og:title, else <title> (not an SVG title), else the first <h1>."""
+    title = _first(metas, "og:title")
+    if title:
+        return title
+    for element in root.xpath("//title[not(ancestor::svg)]"):
+        title = normalize_space(element.text_content())
+        if title:
+            return title
+    for element in root.iter("h1"):
+        title = normalize_space(element.text_content())
+        if title:
+            return title
+    return None
+
+
+def _rel_author(root: lxml.html.HtmlElement) -> str | None:
+    """Text of the first <a rel="author">."""
+    for element in root.xpath("//a[@rel]"):
+        if "author" in element.get("rel", "").lower().split():
+            name = normalize_space(element.text_content())
+            if name:
+                return name
+    return None
+
+
+def page_language(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> str | None:
+    """<html lang> (or xml:lang), else meta content-language; lower-case, first tag only."""
+    raw = root.get("lang") or root.get("xml:lang") or _first(metas, "content-language")
+    if not raw:
+        return None
+    return raw.split(",")[0].strip().lower() or None
+
+
+def keywords(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> list[str]:
+    """meta keywords (comma separated) plus article:tag, stripped, deduped, in order."""
+    words = [w.strip() for raw in metas.get("keywords", []) for w in raw.split(",")]
+    words += metas.get("article:tag", [])
+    return list(dict.fromkeys(w for w in words if w))
+
+
+def page_links(root: lxml.html.HtmlElement, base: str) -> list[str]:
+    """Every http(s) <a href> of the whole page: absolute, no fragment, deduped, in order.
+
+    Navigation and rel=nofollow links are included on purpose: the crawler
+    decides what to follow, this only reports what is there.
+    """
+    links: dict[str, None] = {}
+    for anchor in root.iter("a"):
+        href = strip_html5_whitespace(anchor.get("href") or "")
+        if href.startswith("#"):  # in-page anchor, even when <base href> points elsewhere
+            continue
+        url = resolve(base, href)
+        if url and url.split(":", 1)[0].lower() in ("http", "https"):
+            links.setdefault(urldefrag(url)[0], None)
+    return list(links)
+
+
+def canonical_url(root: lxml.html.HtmlElement, base: str) -> str | None:
+    """href of the first <link rel="canonical">, absolute."""
+    for link in root.iter("link"):
+        if "canonical" in (link.get("rel") or "").lower().split():
+            url = resolve(base, link.get("href"))
+            if url:
+                return url
+    return None
+
+
+def robots(metas: dict[str, list[str]]) -> tuple[str | None, bool]:
+    """(raw meta robots lower-cased, whether robots or the bot's own meta says nofollow)."""
+    raw = metas.get("robots", [])
+    meta_robots = raw[0].lower() if raw else None
+    tokens = {
+        token.strip().lower()
+        for content in raw + metas.get(_BOT_META_NAME, [])
+        for token in content.split(",")
+    }
+    return meta_robots, bool(tokens & {"nofollow", "none"})
+
+
+def apply_metadata(doc: Document, root: lxml.html.HtmlElement, base: str) -> None:
+    """Fill the page-level fields of `doc` from the whole tree.
+
+    `base` is the effective base URL (see `effective_base`). Missing facts stay None/empty.
+    """
+    metas = meta_values(root)
+    objects = json_ld_objects(root)
+    doc.title = page_title(root, metas)
+    doc.description = _first(metas, "description", "og:description", "twitter:description")
+    doc.site_name = _first(metas, "og:site_name")
+    doc.author = (
+        _first(metas, "author", "article:author")
+        or _rel_author(root)
+        or json_ld_value(objects, "author")
+    )
+    times = [normalize_space(t.get("datetime")) for t in root.iter("time")]
+    doc.published_at = (
+        _first(metas, "article:published_time")
+        or json_ld_value(objects, "datePublished")
+        or next((t for t in times if t), None)
+    )
+    doc.modified_at = _first(metas, "article:modified_time", "og:updated_time") or json_ld_value(
+        objects, "dateModified"
+    )
+    doc.language = page_language(root, metas)
+    canonical = root.xpath(
+        "//link[@href and contains(translate(@rel, 'CANOIL', 'canoil'), 'canonical')]"
+    )
+    doc.canonical = resolve(base, canonical[0].get("href")) if canonical else None
+    doc.image = resolve(base, _first(metas, "og:image", "og:image:url", "og:image:secure_url"))
+    doc.keywords = keywords(root, metas)
+    doc.json_ld_types = json_ld_types(objects)
+    doc.page_links = page_links(root, base)
+    doc.meta_robots, doc.nofollow = robots(metas)

@@ -1,0 +1,64 @@
+"""Bytes or str to one lxml HTML tree, with charset detection.
+
+The page is parsed exactly once here; every other module works on this tree.
+"""
+
+from __future__ import annotations
+
+import re
+
+import lxml.html
+from lxml import etree
+from w3lib.encoding import html_to_unicode
+
+# libxml2 rejects a str that carries its own encoding declaration, and the
+# declaration is meaningless once the text is decoded, so it is dropped.
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+# C0 controls (except tab, newline, carriage return) are not allowed in lxml
+# strings and carry no text; NUL in particular makes libxml2 stop reading.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+# UTF-8 is fixed because the input handed to libxml2 is always our own
+# re-encoding of the decoded text, never the raw bytes.
+_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+
+
+def decode(body: bytes | str, encoding: str | None = None) -> str:
+    """Return the page as text.
+
+    `encoding` is the charset of the HTTP Content-Type header (or None). Bytes
+    are decoded by w3lib: BOM first, then the header, then <meta charset>, then
+    UTF-8 with replacement characters. A str is returned unchanged.
+    """
+    if isinstance(body, str):
+        return body
+    header = f"text/html; charset={encoding}" if encoding else None
+    try:
+        return html_to_unicode(header, body)[1]
+    except (LookupError, ValueError):
+        # An unknown or broken charset name must not lose the page.
+        return body.decode("utf-8", "replace")
+
+
+def clean_source(text: str) -> str:
+    """Remove what libxml2 cannot take from a str: XML declaration, control chars."""
+    return _CONTROL_CHARS.sub("", _XML_DECLARATION.sub("", text, count=1))
+
+
+def parse_html(body: bytes | str, encoding: str | None = None) -> lxml.html.HtmlElement | None:
+    """Parse a page into an lxml `<html>` element; None when there is nothing to parse.
+
+    Never raises: empty input, whitespace only, or anything libxml2 refuses
+    gives None. Nesting deeper than libxml2's limit (256) is flattened by the
+    parser itself, which keeps later recursive walks safe.
+    """
+    text = clean_source(decode(body, encoding))
+    if not text.strip():
+        return None
+    # Lone surrogates in a str cannot be encoded; "replace" turns them into "?".
+    data = text.encode("utf-8", "replace")
+    try:
+        root = lxml.html.document_fromstring(data, parser=_PARSER)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return None
+    return root if isinstance(root, lxml.html.HtmlElement) else None
