@@ -1,0 +1,49 @@
+"""Stop fetching what the run no longer wants: pages past a site's page budget, and
+everything once the run's time budget is spent.
+
+Reads the spider's run ledger (``spider.ledger``); requests carry ``webmd_site`` and
+``webmd_kind`` in their meta. A refused request is recorded in the ledger as "not
+fetched" with the reason, marked ``webmd_rejected`` in its meta (so the spider's
+errback writes no diagnostic row for it) and dropped with ``IgnoreRequest``. Requests
+of kind ``summary`` (the site rows at the end) always pass.
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
+
+from webmd_spider.ledger import RunLedger
+
+
+class BudgetMiddleware:
+    """Drop queued requests once their site or the run has reached its budget."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        ledger: RunLedger | None = getattr(self.crawler.spider, "ledger", None)
+        kind = request.meta.get("webmd_kind")
+        if ledger is None or kind in (None, "summary"):
+            return
+        website = request.meta.get("webmd_site", "")
+        reason = ledger.stop_reason
+        if reason is None and kind == "page":
+            site = ledger.sites.get(website)
+            if site is not None and site.stop_reason == "page_budget":
+                reason = "page_budget"
+        if reason is None:
+            return
+        ledger.skip(request.url, reason, website)
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value(f"webmd/not_fetched/{reason}")
+        request.meta["webmd_rejected"] = reason
+        raise IgnoreRequest(f"not fetched: {reason}")

@@ -1,0 +1,74 @@
+"""The run summary: a JSON file beside the feed and a short human summary in the log.
+
+Reads ``FEEDS`` (the first local file feed names the summary file,
+``<feed>.summary.json``; otherwise ``WEBMD_OUTPUT_DIR/summary-<UTC time>.json``) and
+the spider's run ledger at ``spider_closed``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+from scrapy import Spider, signals
+from scrapy.crawler import Crawler
+
+from webmd_spider.ledger import RunLedger
+
+logger = logging.getLogger(__name__)
+
+
+class RunSummary:
+    """Write the run summary when the spider closes."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.path: Path | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        ext = cls(crawler)
+        crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
+        return ext
+
+    def summary_path(self) -> Path:
+        """Where the summary goes: beside the first local feed file."""
+        for uri in self.crawler.settings.getdict("FEEDS"):
+            parts = urlsplit(str(uri))
+            if parts.scheme in ("", "file") and "%(" not in str(uri):
+                feed = Path(parts.path if parts.scheme == "file" else str(uri))
+                return feed.with_name(feed.name + ".summary.json")
+        out = Path(self.crawler.settings.get("WEBMD_OUTPUT_DIR", "output"))
+        return out / f"summary-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        ledger: RunLedger | None = getattr(spider, "ledger", None)
+        if ledger is None:
+            return
+        summary: dict[str, Any] = {"spider_close_reason": reason, **ledger.summary()}
+        self.path = self.summary_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(summary, indent=2, ensure_ascii=False), "utf-8")
+        except OSError as exc:
+            logger.error("Could not write the run summary to %s: %s", self.path, exc)
+            self.path = None
+        rows = summary["rows"]
+        logger.info(
+            "Run finished (%s) in %.1fs: %d page, %d site, %d diagnostic rows; errors %s; "
+            "rejected %s; not fetched %s; %d warnings. Summary: %s",
+            summary["stop_reason"],
+            summary["elapsed_secs"],
+            rows.get("page", 0),
+            rows.get("site", 0),
+            rows.get("diagnostic", 0),
+            summary["errors"] or "none",
+            summary["rejected_counts"] or "none",
+            summary["not_fetched_counts"] or "none",
+            len(summary["warnings"]),
+            self.path or "not written",
+        )

@@ -1,0 +1,147 @@
+"""The run ledger: what a crawl discovered, fetched, emitted and rejected, per website.
+
+Pure module (standard library and the row schema only). The spider owns one ledger per
+run; middlewares and extensions read it through the spider. It is the source of the
+site rows and of the run summary, so nothing a run discovers can vanish: every URL ends
+as a row or as a counted (and, up to :data:`MAX_LISTED`, listed) rejection.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from webmd_spider.items import Row, site_row
+
+#: How many rejected / unfetched URLs the summary lists by name (all are counted).
+MAX_LISTED = 1000
+
+
+@dataclass(slots=True)
+class SiteState:
+    """One website's progress. ``website`` is the site key (host without ``www.``)."""
+
+    website: str
+    input: str
+    mode: str  # "site" (whole website: sitemaps or links) or "list" (the given pages)
+    root: str | None = None  # scheme://host/ chosen by the discovery probe
+    discovery: str = "links"  # sitemap | links | list
+    sitemap_url_count: int = 0
+    sitemap_files: int = 0
+    pending_sitemaps: int = 0
+    robots_blocked: int = 0
+    pages: int = 0
+    failures: int = 0
+    total_words: int = 0
+    total_tokens: int = 0
+    boilerplate_sum: float = 0.0
+    stop_reason: str | None = None  # set when the site stops early (page_budget, unreachable…)
+    lastmod: dict[str, str] = field(default_factory=dict)  # canonical URL -> sitemap lastmod
+    seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled
+    emitted: set[str] = field(default_factory=set)  # canonical final URLs written as pages
+
+    def to_row(self, run_stop_reason: str | None) -> Row:
+        """The ``site`` row for this website."""
+        return site_row(
+            input=self.input,
+            website=self.website,
+            url=self.root,
+            pages_extracted=self.pages,
+            discovery=self.discovery,
+            sitemap_url_count=self.sitemap_url_count,
+            robots_blocked=self.robots_blocked,
+            total_words=self.total_words,
+            total_tokens=self.total_tokens,
+            avg_boilerplate_ratio=round(self.boilerplate_sum / self.pages, 3) if self.pages else 0.0,
+            failures=self.failures,
+            stop_reason=self.stop_reason or run_stop_reason or "finished",
+        )
+
+
+@dataclass(slots=True)
+class RunLedger:
+    """Counters and bounded lists for one run; see the module docstring."""
+
+    started: float = field(default_factory=time.monotonic)
+    sites: dict[str, SiteState] = field(default_factory=dict)
+    row_counts: Counter[str] = field(default_factory=Counter)
+    error_counts: Counter[str] = field(default_factory=Counter)
+    rejected_counts: Counter[str] = field(default_factory=Counter)
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    not_fetched_counts: Counter[str] = field(default_factory=Counter)
+    not_fetched: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    stop_reason: str | None = None  # run-level: time_budget, shutdown …
+
+    def add_site(self, site: SiteState) -> SiteState:
+        """Register a website; returns the existing state when the key is known."""
+        return self.sites.setdefault(site.website, site)
+
+    def reject(self, url: str, reason: str, website: str | None = None) -> None:
+        """A URL that was discovered but refused (robots, pattern, scope, duplicate…)."""
+        key = reason.split(":", 1)[0]
+        self.rejected_counts[key] += 1
+        if len(self.rejected) < MAX_LISTED:
+            self.rejected.append({"url": url, "reason": reason, "website": website or ""})
+
+    def skip(self, url: str, reason: str, website: str | None = None) -> None:
+        """A URL that was accepted but not fetched (budget reached, run stopped…)."""
+        self.not_fetched_counts[reason] += 1
+        if len(self.not_fetched) < MAX_LISTED:
+            self.not_fetched.append({"url": url, "reason": reason, "website": website or ""})
+
+    def warn(self, message: str) -> None:
+        """A warning for the run summary (bounded like the URL lists)."""
+        if len(self.warnings) < MAX_LISTED:
+            self.warnings.append(message)
+
+    def record_row(self, row: Row) -> None:
+        """Count a row about to be written, and fold a page into its site's totals."""
+        self.row_counts[row.row_type] += 1
+        site = self.sites.get(row.website or "")
+        if row.row_type == "diagnostic":
+            self.error_counts[row.error_type or "unknown"] += 1
+            if site is not None:
+                site.failures += 1
+        elif row.row_type == "page" and site is not None:
+            site.pages += 1
+            site.total_words += row.word_count or 0
+            site.total_tokens += row.token_estimate or 0
+            site.boilerplate_sum += row.boilerplate_ratio or 0.0
+
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.monotonic() - self.started
+
+    def overall_stop_reason(self) -> str:
+        """The run's stop reason: a run-level stop wins, then a site budget, else finished."""
+        if self.stop_reason:
+            return self.stop_reason
+        reasons = {s.stop_reason for s in self.sites.values() if s.stop_reason}
+        return "page_budget" if "page_budget" in reasons else "finished"
+
+    def summary(self) -> dict[str, Any]:
+        """The run summary as a JSON-ready dict."""
+        return {
+            "stop_reason": self.overall_stop_reason(),
+            "elapsed_secs": round(self.elapsed(), 2),
+            "rows": dict(self.row_counts),
+            "errors": dict(self.error_counts),
+            "websites": {
+                key: {
+                    "pages": s.pages,
+                    "failures": s.failures,
+                    "discovery": s.discovery,
+                    "robots_blocked": s.robots_blocked,
+                    "stop_reason": s.stop_reason or self.stop_reason or "finished",
+                }
+                for key, s in self.sites.items()
+            },
+            "rejected_counts": dict(self.rejected_counts),
+            "rejected": self.rejected,
+            "not_fetched_counts": dict(self.not_fetched_counts),
+            "not_fetched": self.not_fetched,
+            "warnings": self.warnings,
+        }

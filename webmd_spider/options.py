@@ -1,0 +1,172 @@
+"""Job options: the typed, validated view of spider arguments, WEBMD_* settings and job files.
+
+Pure module (standard library only). One option has three spellings that all land here:
+``-a max_pages=10``, ``-s WEBMD_MAX_PAGES=10`` and ``{"max_pages": 10}`` in a job file
+given with ``-a input=job.json``. Precedence, lowest first: settings, job file, arguments.
+Unknown names and unusable values raise :class:`OptionsError` with a message that says
+what is allowed, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+SETTING_PREFIX = "WEBMD_"
+
+
+class OptionsError(ValueError):
+    """An argument, setting or job file that cannot be used; the message says why."""
+
+
+@dataclass(slots=True)
+class JobOptions:
+    """Everything a crawl job can be told. Defaults are the documented ones."""
+
+    start: list[str] = field(default_factory=list)
+    start_file: str = ""
+    max_pages: int = 50
+    max_depth: int = 3
+    max_run_secs: float = 240.0
+    crawl_links: bool = True
+    max_concurrency: int = 8
+    max_sitemap_urls: int = 5000
+    respect_robots: bool = True
+    include_patterns: list[str] = field(default_factory=list)
+    exclude_patterns: list[str] = field(default_factory=list)
+    include_html: bool = False
+    keep_links: bool = True
+    keep_images: bool = True
+    max_chars: int = 0
+    output_dir: str = "output"
+    progress_secs: float = 5.0
+
+
+#: (minimum, maximum) for numeric options; None = unbounded on that side.
+_RANGES: dict[str, tuple[float | None, float | None]] = {
+    "max_pages": (1, None),
+    "max_depth": (0, 100),
+    "max_run_secs": (1, None),
+    "max_concurrency": (1, 64),
+    "max_sitemap_urls": (1, 1_000_000),
+    "max_chars": (0, None),
+    "progress_secs": (0, None),
+}
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(JobOptions))
+#: Arguments that are not options themselves: ``input`` names a job file.
+META_ARGUMENTS = ("input",)
+
+
+def valid_argument_names() -> list[str]:
+    """Every name accepted as ``-a NAME=...``, sorted."""
+    return sorted((*OPTION_NAMES, *META_ARGUMENTS))
+
+
+def split_list(value: Any) -> list[str]:
+    """A list option from a list, or from a string separated by commas or whitespace."""
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [part for part in str(value).replace(",", " ").split() if part]
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    """Convert ``value`` to the type of ``default``, checking ranges."""
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise OptionsError(f"{name} must be true or false, got {value!r}")
+    if isinstance(default, int | float):
+        kind = int if isinstance(default, int) else float
+        try:
+            number = kind(value) if not isinstance(value, str) else kind(value.strip())
+        except (TypeError, ValueError):
+            word = "a whole number" if kind is int else "a number"
+            raise OptionsError(f"{name} must be {word}, got {value!r}") from None
+        low, high = _RANGES.get(name, (None, None))
+        if (low is not None and number < low) or (high is not None and number > high):
+            bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
+            raise OptionsError(f"{name} must be in the range {bounds}, got {value!r}")
+        return number
+    if isinstance(default, list):
+        if name.endswith("_patterns"):
+            # A /regex/ may hold commas or spaces: urls.split_patterns splits these later.
+            return [value] if isinstance(value, str) else [str(v) for v in value]
+        return split_list(value)
+    return str(value)
+
+
+def read_job_file(path: str) -> dict[str, Any]:
+    """Read a job file: one JSON object whose keys are option names."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise OptionsError(f"cannot read job file {path!r}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise OptionsError(f"job file {path!r} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise OptionsError(f"job file {path!r} must hold one JSON object, got {type(data).__name__}")
+    return data
+
+
+def _check_names(values: Mapping[str, Any], where: str) -> None:
+    unknown = sorted(k for k in values if k not in OPTION_NAMES and k not in META_ARGUMENTS)
+    if unknown:
+        raise OptionsError(
+            f"unknown {where} {', '.join(map(repr, unknown))}; "
+            f"valid names: {', '.join(valid_argument_names())}"
+        )
+
+
+def settings_view(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Pick the WEBMD_* entries out of a settings mapping, keyed by option name.
+
+    Raises :class:`OptionsError` for a WEBMD_* name that is not an option.
+    """
+    picked: dict[str, Any] = {}
+    for key, value in settings.items():
+        if not key.startswith(SETTING_PREFIX):
+            continue
+        name = key[len(SETTING_PREFIX) :].lower()
+        if name not in OPTION_NAMES:
+            valid = ", ".join(SETTING_PREFIX + n.upper() for n in OPTION_NAMES)
+            raise OptionsError(f"unknown setting {key!r}; valid WEBMD_* settings: {valid}")
+        picked[name] = value
+    return picked
+
+
+def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> JobOptions:
+    """Merge settings, an optional job file (``input`` argument) and arguments.
+
+    Argument names starting with ``_`` (Scrapyd's ``_job``) are ignored.
+    """
+    args = {k: v for k, v in arguments.items() if not k.startswith("_")}
+    _check_names(args, "argument")
+    merged: dict[str, Any] = dict(settings_view(settings))
+    if args.get("input"):
+        job = read_job_file(str(args["input"]))
+        _check_names(job, "job file key")
+        if "input" in job:
+            raise OptionsError("a job file cannot name another job file ('input')")
+        merged.update(job)
+    merged.update({k: v for k, v in args.items() if k != "input"})
+    defaults = JobOptions()
+    values = {
+        name: _coerce(name, merged[name], getattr(defaults, name))
+        for name in OPTION_NAMES
+        if name in merged
+    }
+    return JobOptions(**{**{n: getattr(defaults, n) for n in OPTION_NAMES}, **values})

@@ -1,0 +1,79 @@
+"""Turn a fetched response and its extracted document into a row.
+
+Pure module: decides which responses are pages (status, content type, a sniff of the
+first bytes) and fills the page row's derived figures. No Scrapy imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from webmd_spider.extract import Document
+from webmd_spider.items import Row, diagnostic_row, page_row
+
+#: A page with fewer words than this after extraction is an `empty` diagnostic: almost
+#: always a JavaScript shell that renders its content in the browser.
+MIN_WORDS = 20
+#: Words per minute for `reading_time_min` (a common estimate for adult silent reading).
+READING_WPM = 230
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+#: Magic numbers of binary formats that servers sometimes label text/html.
+BINARY_MAGIC = (b"%PDF-", b"PK\x03\x04", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"\x1f\x8b")
+
+
+def classify_response(status: int, content_type: str | None, body: bytes) -> tuple[str, str] | None:
+    """``(error_type, message)`` when the response cannot be a page, else ``None``."""
+    if status >= 300:
+        return "http-error", f"the server answered HTTP {status}"
+    mime = (content_type or "").split(";", 1)[0].strip().lower()
+    head = body[:16]
+    if head.startswith(BINARY_MAGIC):
+        return "not-html", f"the body is a binary file (served as {mime or 'no content type'})"
+    if mime and mime not in HTML_TYPES:
+        return "not-html", f"the response is {mime}, not an HTML page"
+    if not mime and not body.lstrip()[:1] == b"<":
+        return "not-html", "the response has no content type and does not look like HTML"
+    return None
+
+
+def build_page_row(doc: Document, **context: Any) -> Row:
+    """A ``page`` row from an extracted document, or an ``empty`` diagnostic.
+
+    ``context`` holds the crawl columns (input, website, url, final_url, status_code,
+    content_type, response_time_ms, depth, discovered_via, sitemap_lastmod).
+    """
+    if doc.word_count < MIN_WORDS:
+        words = f"{doc.word_count} word{'s' if doc.word_count != 1 else ''}"
+        reason = doc.error or f"only {words} of content after extraction (a JavaScript shell?)"
+        return diagnostic_row("empty", reason, **context)
+    internal = sum(1 for link in doc.links if link.internal)
+    return page_row(
+        **context,
+        title=doc.title,
+        description=doc.description,
+        site_name=doc.site_name,
+        author=doc.author,
+        published_at=doc.published_at,
+        modified_at=doc.modified_at,
+        language=doc.language,
+        canonical=doc.canonical,
+        image=doc.image,
+        keywords=doc.keywords,
+        json_ld_types=doc.json_ld_types,
+        markdown=doc.markdown,
+        text=doc.text,
+        html=doc.html,
+        word_count=doc.word_count,
+        char_count=doc.char_count,
+        token_estimate=doc.char_count // 4,
+        reading_time_min=round(doc.word_count / READING_WPM, 1),
+        headings=[{"level": h.level, "text": h.text} for h in doc.headings],
+        links=[{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
+        internal_link_count=internal,
+        external_link_count=len(doc.links) - internal,
+        images=[{"src": im.src, "alt": im.alt} for im in doc.images[:100]],
+        extraction_method=doc.extraction_method,
+        boilerplate_ratio=doc.boilerplate_ratio,
+        content_hash="sha256:" + hashlib.sha256(doc.markdown.encode("utf-8")).hexdigest(),
+    )

@@ -1,0 +1,87 @@
+"""Scrapy settings for webmd_spider, and every WEBMD_* default in one place.
+
+Imports nothing from the project. Each ``WEBMD_*`` setting is also a spider
+argument with the lower-case name without the prefix (``-s WEBMD_MAX_PAGES=10`` is
+``-a max_pages=10``); ``webmd_spider.options`` validates both.
+"""
+
+BOT_NAME = "webmd_spider"
+SPIDER_MODULES = ["webmd_spider.spiders"]
+NEWSPIDER_MODULE = "webmd_spider.spiders"
+
+# --- identity ------------------------------------------------------------------
+# An identifiable agent: the product token `webmd` is what robots.txt groups match.
+USER_AGENT = "Mozilla/5.0 (compatible; webmd/0.1; +https://github.com/webmd-spider/webmd_spider)"
+
+# --- safety and hygiene --------------------------------------------------------
+# Scrapy 2.19 starts an HTTP server that executes Python unless this is off.
+REMOTE_CONTROL_ENABLED = False
+TELNETCONSOLE_ENABLED = False
+FEED_EXPORT_ENCODING = "utf-8"
+# The spider reads robots.txt itself (it is also the discovery probe) and filters
+# every URL before scheduling it; Scrapy's middleware would fetch the file twice.
+ROBOTSTXT_OBEY = False
+# Error pages still become rows (`http-error` diagnostics), so let them through.
+HTTPERROR_ALLOW_ALL = True
+# Pages over 5 MB are `too-large` diagnostics; Scrapy checks Content-Length first and
+# also caps decompression, so a gzip bomb costs at most this much.
+DOWNLOAD_MAXSIZE = 5 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
+# A page that has not arrived whole in 20 s is a `timeout` diagnostic (Scrapy's 180 s
+# default lets a slow server hold a slot for minutes).
+DOWNLOAD_TIMEOUT = 20
+RETRY_TIMES = 1
+REDIRECT_MAX_TIMES = 10
+COOKIES_ENABLED = False
+METAREFRESH_ENABLED = True
+
+# --- politeness ----------------------------------------------------------------
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 8
+DOWNLOAD_DELAY = 0.25
+DOWNLOAD_DELAY_JITTER = 0.5
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 0.5
+AUTOTHROTTLE_MAX_DELAY = 10.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
+
+# --- scheduling: breadth-first, shallowest first ---------------------------------
+# Requests carry priority -depth; FIFO queues inside one priority keep discovery order.
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
+SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+# Dedup on our canonical URL (tracking parameters, default port, fragment, query order).
+REQUEST_FINGERPRINTER_CLASS = "webmd_spider.fingerprint.CanonicalUrlFingerprinter"
+# Every response otherwise starts 100 item tasks on the asyncio reactor; a page yields
+# a handful of items, and fewer tasks measurably cut CPU (scrapy/scrapy#5182).
+CONCURRENT_ITEMS = 16
+
+# --- components ------------------------------------------------------------------
+DOWNLOADER_MIDDLEWARES = {
+    "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
+}
+EXTENSIONS = {
+    "webmd_spider.extensions.progress.ProgressLog": 500,
+    "webmd_spider.extensions.run_summary.RunSummary": 510,
+}
+ITEM_PIPELINES: dict[str, int] = {}
+
+LOG_LEVEL = "INFO"
+
+# --- webmd_spider options (each also a spider argument; see options.py) ------------
+WEBMD_START = ""
+WEBMD_START_FILE = ""
+WEBMD_MAX_PAGES = 50
+WEBMD_MAX_DEPTH = 3
+WEBMD_MAX_RUN_SECS = 240
+WEBMD_CRAWL_LINKS = True
+WEBMD_MAX_CONCURRENCY = 8
+WEBMD_MAX_SITEMAP_URLS = 5000
+WEBMD_RESPECT_ROBOTS = True
+WEBMD_INCLUDE_PATTERNS = ""
+WEBMD_EXCLUDE_PATTERNS = ""
+WEBMD_INCLUDE_HTML = False
+WEBMD_KEEP_LINKS = True
+WEBMD_KEEP_IMAGES = True
+WEBMD_MAX_CHARS = 0
+WEBMD_OUTPUT_DIR = "output"
+WEBMD_PROGRESS_SECS = 5

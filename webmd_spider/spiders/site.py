@@ -1,0 +1,543 @@
+"""The ``site`` spider: start URLs → robots.txt → sitemaps or links → one row per page.
+
+``scrapy crawl site -a start=URL [-a name=value ...]``; every option is listed in
+``webmd_spider.options`` and the README. Settings read: all ``WEBMD_*`` (through
+options), ``FEEDS`` (a default JSONL feed is added when none is given).
+
+Flow per website (URLs on one host, ``www.`` folded, are one website):
+1. robots.txt is fetched first; for a bare domain it is also the probe of the discovery
+   ladder (https://host, https://www.host, http://host).
+2. whole-site inputs read the sitemaps (robots ``Sitemap:`` lines, else well-known
+   paths, one after another); with no usable sitemap the home page starts a
+   breadth-first link crawl.
+3. each page response becomes a ``page`` row or a ``diagnostic`` row; links on the page
+   are followed (same website, shallowest first, down to ``max_depth``).
+4. when the crawl goes idle, one ``site`` row per website is written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider
+from scrapy.http import Response
+from twisted.internet.base import DelayedCall
+from twisted.python.failure import Failure
+
+from webmd_spider.extract import ExtractOptions, extract
+from webmd_spider.items import Row, diagnostic_row
+from webmd_spider.ledger import RunLedger, SiteState
+from webmd_spider.options import JobOptions, OptionsError, build_options
+from webmd_spider.page_rows import build_page_row, classify_response
+from webmd_spider.robots import RobotsRules
+from webmd_spider.sitemaps import parse_sitemap
+from webmd_spider.spiders.failures import classify_failure
+from webmd_spider.urls import (
+    PatternError,
+    StartInput,
+    UrlFilter,
+    canonicalize,
+    discovery_candidates,
+    follow_rejection,
+    parse_start_inputs,
+    site_key,
+    split_patterns,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Tried in order when robots.txt names no sitemap.
+WELL_KNOWN_SITEMAPS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap/sitemap.xml")
+MAX_SITEMAP_FILES = 50
+MAX_SITEMAP_DEPTH = 3  # an index, its child indexes, and theirs
+#: After the time budget, in-flight downloads get this long before the spider is closed.
+STOP_GRACE_SECS = 10.0
+PRIORITY_ROBOTS = 1000
+PRIORITY_SITEMAP = 500
+
+
+class SiteSpider(Spider):
+    """Crawl one or more websites into page, site and diagnostic rows."""
+
+    name = "site"
+
+    def __init__(self, start: str | None = None, **kwargs: Any) -> None:
+        # `start` must not reach Spider.__init__: it would replace the start() method.
+        super().__init__()
+        self._arguments: dict[str, Any] = dict(kwargs)
+        if start is not None:
+            self._arguments["start"] = start
+        self.options = JobOptions()
+        self.ledger = RunLedger()
+        self.url_filter = UrlFilter.from_strings([], [])
+        self.robots: dict[str, RobotsRules] = {}
+        self.extract_options = ExtractOptions()
+        self._inputs: list[StartInput] = []
+        self._startup_rows: list[Row] = []
+        self._sitemap_queue: dict[str, list[str]] = {}
+        self._summary_written = False
+        self._timer: DelayedCall | None = None
+
+    # -- set-up ------------------------------------------------------------------
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider._configure(crawler)
+        crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
+        crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
+        crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
+        return spider
+
+    def _configure(self, crawler: Crawler) -> None:
+        """Validate options and inputs; raise OptionsError when nothing can be fetched."""
+        settings = crawler.settings
+        self.options = opts = build_options(settings.copy_to_dict(), self._arguments)
+        raw_inputs = list(opts.start)
+        if opts.start_file:
+            raw_inputs.extend(_read_start_file(opts.start_file))
+        self._inputs = parse_start_inputs(" ".join(raw_inputs))
+        for bad in (i for i in self._inputs if i.kind == "invalid"):
+            self._startup_rows.append(
+                diagnostic_row("invalid-input", bad.error or "unusable start URL", input=bad.raw)
+            )
+        try:
+            self.url_filter = UrlFilter.from_strings(
+                _flatten_patterns(opts.include_patterns), _flatten_patterns(opts.exclude_patterns)
+            )
+        except PatternError as exc:
+            self._startup_rows.append(diagnostic_row("invalid-input", str(exc), input=str(exc)))
+        if not any(i.kind != "invalid" for i in self._inputs):
+            problems = "; ".join(f"{i.raw!r}: {i.error}" for i in self._inputs) or "no start URL given"
+            raise OptionsError(
+                f"nothing to crawl ({problems}). Give -a start=URL (or a domain), "
+                "-a start_file=PATH or -a input=job.json"
+            )
+        self.extract_options = ExtractOptions(
+            keep_links=opts.keep_links,
+            keep_images=opts.keep_images,
+            include_html=opts.include_html,
+            max_chars=opts.max_chars,
+        )
+        settings.set("CONCURRENT_REQUESTS_PER_DOMAIN", opts.max_concurrency, priority="spider")
+        if not settings.getdict("FEEDS"):
+            path = _default_feed_path(opts.output_dir, self._inputs)
+            settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
+            logger.info("No feed given (-O FILE); writing rows to %s", path)
+
+    # -- start -------------------------------------------------------------------
+    async def start(self) -> AsyncIterator[Any]:
+        """Yield start-up diagnostics, then one robots.txt probe per website."""
+        self._timer = _call_later(self.options.max_run_secs, self._on_time_budget)
+        for row in self._startup_rows:
+            self.ledger.record_row(row)
+            yield row
+        for site, candidates, pages in self._plan_websites():
+            self._sitemap_queue[site.website] = []
+            yield self._robots_request(site, candidates, pages)
+
+    def _plan_websites(self) -> Iterator[tuple[SiteState, list[str], list[StartInput]]]:
+        """Group the valid inputs by website: (state, root candidates, page inputs)."""
+        groups: dict[str, list[StartInput]] = {}
+        for item in self._inputs:
+            if item.url is not None and item.kind != "invalid":
+                groups.setdefault(site_key(item.url), []).append(item)
+        for key, items in groups.items():
+            whole = [i for i in items if i.kind in ("domain", "root")]
+            pages = [i for i in items if i.kind == "page"]
+            first = whole[0] if whole else items[0]
+            assert first.url is not None
+            if first.kind == "domain":
+                candidates = discovery_candidates(first.url)
+            else:
+                candidates = [_root_of(first.url)]
+            mode = "site" if whole else "list"
+            discovery = "links" if whole or self.options.crawl_links else "list"
+            site = self.ledger.add_site(SiteState(key, first.raw, mode, discovery=discovery))
+            yield site, candidates, pages
+
+    # -- robots.txt ------------------------------------------------------------------
+    def _robots_request(
+        self, site: SiteState, candidates: list[str], pages: list[StartInput]
+    ) -> Request:
+        root = candidates[0]
+        return Request(
+            root + "robots.txt",
+            callback=self.parse_robots,
+            errback=self.robots_failed,
+            dont_filter=True,
+            priority=PRIORITY_ROBOTS,
+            meta={
+                "webmd_site": site.website,
+                "webmd_kind": "robots",
+                "webmd_candidates": candidates,
+                "webmd_pages": pages,
+            },
+        )
+
+    def parse_robots(self, response: Response) -> Iterator[Any]:
+        """robots.txt answered: record the rules and the site root, then begin the site."""
+        site = self.ledger.sites[response.meta["webmd_site"]]
+        site.root = _root_of(response.url)
+        if self.options.respect_robots:
+            rules = RobotsRules.from_response(response.status, response.body)
+        else:
+            rules = RobotsRules.allow_all()
+        self.robots[site.website] = rules
+        if rules.policy == "disallow-all" and response.status >= 500:
+            # RFC 9309 §2.3.1.4: an unreachable robots.txt means complete disallow.
+            site.stop_reason = "robots_unavailable"
+            yield self._row(
+                diagnostic_row(
+                    "blocked",
+                    f"robots.txt answered HTTP {response.status}; RFC 9309 treats the site "
+                    "as fully disallowed until it answers",
+                    input=site.input,
+                    website=site.website,
+                    url=response.url,
+                    status_code=response.status,
+                )
+            )
+            return
+        yield from self._begin_site(site, response.meta["webmd_pages"], rules)
+
+    def robots_failed(self, failure: Failure) -> Iterator[Any]:
+        """robots.txt fetch failed: try the next ladder candidate, else report the site."""
+        request = failure.request  # type: ignore[attr-defined]
+        if request.meta.get("webmd_rejected"):
+            return
+        site = self.ledger.sites[request.meta["webmd_site"]]
+        candidates: list[str] = request.meta["webmd_candidates"][1:]
+        if candidates:
+            yield self._robots_request(site, candidates, request.meta["webmd_pages"])
+            return
+        error_type, message = classify_failure(failure)
+        site.stop_reason = "unreachable"
+        yield self._row(
+            diagnostic_row(
+                error_type,
+                f"could not reach the website: {message}",
+                input=site.input,
+                website=site.website,
+                url=request.url,
+            )
+        )
+
+    def _begin_site(
+        self, site: SiteState, pages: list[StartInput], rules: RobotsRules
+    ) -> Iterator[Any]:
+        assert site.root is not None
+        for page in pages:
+            assert page.url is not None
+            yield from self._schedule(site, page.url, 0, "input", typed=True)
+        if site.mode != "site":
+            return
+        declared = rules.sitemaps()
+        queue = declared or [site.root + path for path in WELL_KNOWN_SITEMAPS]
+        # Declared sitemaps are all read; guessed ones are tried until one gives URLs.
+        if declared:
+            for url in queue:
+                yield from self._sitemap_request(site, url, 0)
+        else:
+            self._sitemap_queue[site.website] = queue[1:]
+            yield from self._sitemap_request(site, queue[0], 0)
+        if site.pending_sitemaps == 0:
+            yield from self._finish_sitemaps(site)
+
+    # -- sitemaps --------------------------------------------------------------------
+    def _sitemap_request(self, site: SiteState, url: str, level: int) -> Iterator[Request]:
+        if site.sitemap_files >= MAX_SITEMAP_FILES:
+            self.ledger.reject(url, "sitemap_file_limit", site.website)
+            return
+        if not self._robots_allows(site, url):
+            return
+        site.sitemap_files += 1
+        site.pending_sitemaps += 1
+        yield Request(
+            url,
+            callback=self.parse_sitemap,
+            errback=self.sitemap_failed,
+            priority=PRIORITY_SITEMAP,
+            meta={"webmd_site": site.website, "webmd_kind": "sitemap", "webmd_level": level},
+        )
+
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        """A sitemap or sitemap index: schedule its pages or its children."""
+        site = self.ledger.sites[response.meta["webmd_site"]]
+        site.pending_sitemaps -= 1
+        level = response.meta["webmd_level"]
+        if response.status == 200:
+            doc = parse_sitemap(response.body, response.url)
+            if doc.error:
+                self.ledger.warn(f"sitemap {response.url} unusable: {doc.error}")
+            if doc.bad_entries:
+                self.ledger.warn(f"sitemap {response.url}: {doc.bad_entries} unusable entries skipped")
+            if doc.kind == "sitemapindex":
+                for entry in doc.entries:
+                    if level + 1 >= MAX_SITEMAP_DEPTH:
+                        self.ledger.reject(entry.loc, "sitemap_depth_limit", site.website)
+                    else:
+                        yield from self._sitemap_request(site, entry.loc, level + 1)
+            elif doc.kind == "urlset":
+                yield from self._sitemap_pages(site, doc.entries)
+        if site.pending_sitemaps == 0:
+            yield from self._finish_sitemaps(site)
+
+    def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
+        """A sitemap could not be fetched: note it and carry on."""
+        request = failure.request  # type: ignore[attr-defined]
+        site = self.ledger.sites[request.meta["webmd_site"]]
+        site.pending_sitemaps -= 1
+        if not request.meta.get("webmd_rejected"):
+            self.ledger.warn(f"sitemap {request.url} not fetched: {classify_failure(failure)[1]}")
+        if site.pending_sitemaps == 0:
+            yield from self._finish_sitemaps(site)
+
+    def _sitemap_pages(self, site: SiteState, entries: list[Any]) -> Iterator[Request]:
+        limit = self.options.max_sitemap_urls
+        for entry in entries:
+            if site.sitemap_url_count >= limit:
+                self.ledger.skip(entry.loc, "max_sitemap_urls", site.website)
+                continue
+            if site_key(entry.loc) != site.website:
+                self.ledger.reject(entry.loc, "offsite_sitemap_entry", site.website)
+                continue
+            before = len(site.seen)
+            requests = list(self._schedule(site, entry.loc, 0, "sitemap"))
+            if len(site.seen) > before:
+                site.sitemap_url_count += 1
+                if entry.lastmod:
+                    site.lastmod[canonicalize(entry.loc)] = entry.lastmod
+            yield from requests
+
+    def _finish_sitemaps(self, site: SiteState) -> Iterator[Request]:
+        """All sitemap requests answered: try the next guess, or fall back to links."""
+        if site.sitemap_url_count:
+            site.discovery = "sitemap"
+            return
+        queue = self._sitemap_queue.get(site.website) or []
+        if queue:
+            self._sitemap_queue[site.website] = queue[1:]
+            yield from self._sitemap_request(site, queue[0], 0)
+            if site.pending_sitemaps:
+                return
+        assert site.root is not None
+        site.discovery = "links"
+        yield from self._schedule(site, site.root, 0, "input", typed=True)
+
+    # -- pages -----------------------------------------------------------------------
+    def _schedule(
+        self, site: SiteState, url: str, depth: int, via: str, typed: bool = False
+    ) -> Iterator[Request]:
+        """Yield a page request unless the URL is known, out of scope or refused.
+
+        ``typed`` marks URLs the user gave (or the site root): include/exclude patterns
+        never apply to them.
+        """
+        canonical = canonicalize(url)
+        if canonical in site.seen:
+            return
+        if not typed:
+            reason = follow_rejection(url) or self.url_filter.rejection(url)
+            if reason:
+                site.seen.add(canonical)
+                self.ledger.reject(url, reason, site.website)
+                return
+        site.seen.add(canonical)
+        if not self._robots_allows(site, url):
+            return
+        if site.stop_reason == "page_budget":
+            self.ledger.skip(url, "page_budget", site.website)
+            return
+        yield Request(
+            url,
+            callback=self.parse_page,
+            errback=self.page_failed,
+            priority=-depth,
+            meta={
+                "webmd_site": site.website,
+                "webmd_kind": "page",
+                "webmd_depth": depth,
+                "webmd_via": via,
+                "webmd_url": url,
+            },
+        )
+
+    def _robots_allows(self, site: SiteState, url: str) -> bool:
+        rules = self.robots.get(site.website)
+        if rules is None or rules.allowed(url):
+            return True
+        site.robots_blocked += 1
+        self.ledger.reject(url, "robots", site.website)
+        return False
+
+    def parse_page(self, response: Response) -> Iterator[Any]:
+        """A page answered: write its row and follow its links."""
+        meta = response.meta
+        site = self.ledger.sites[meta["webmd_site"]]
+        common = self._row_context(site, meta)
+        if site.stop_reason == "page_budget":
+            self.ledger.skip(response.url, "page_budget", site.website)
+            return
+        problem = classify_response(response.status, _content_type(response), response.body)
+        if problem is not None:
+            error_type, message = problem
+            yield self._row(diagnostic_row(error_type, message, **common, status_code=response.status))
+            return
+        final = canonicalize(response.url)
+        if final in site.emitted:
+            self.ledger.reject(meta["webmd_url"], f"duplicate:same page as {response.url}", site.website)
+            return
+        doc = extract(response.body, response.url, encoding=_charset(response), options=self.extract_options)
+        row = build_page_row(
+            doc,
+            **common,
+            final_url=response.url,
+            status_code=response.status,
+            content_type=_content_type(response),
+            response_time_ms=_response_ms(meta),
+            sitemap_lastmod=site.lastmod.get(canonicalize(meta["webmd_url"])),
+        )
+        site.emitted.add(final)
+        yield self._row(row)
+        if row.row_type == "page" and site.pages >= self.options.max_pages:
+            site.stop_reason = "page_budget"
+            logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
+        if row.row_type == "page" and self._follows(site, meta["webmd_depth"], doc.nofollow):
+            for link in doc.page_links:
+                if site_key(link) == site.website:
+                    yield from self._schedule(site, link, meta["webmd_depth"] + 1, "link")
+
+    def _follows(self, site: SiteState, depth: int, nofollow: bool) -> bool:
+        if nofollow or site.stop_reason or depth >= self.options.max_depth:
+            return False
+        return site.mode == "site" or self.options.crawl_links
+
+    def page_failed(self, failure: Failure) -> Iterator[Row]:
+        """A page request failed: one diagnostic row, unless it was refused on purpose."""
+        request = failure.request  # type: ignore[attr-defined]
+        if request.meta.get("webmd_rejected"):
+            return
+        site = self.ledger.sites[request.meta["webmd_site"]]
+        error_type, message = classify_failure(failure)
+        yield self._row(diagnostic_row(error_type, message, **self._row_context(site, request.meta)))
+
+    # -- rows and end of run -------------------------------------------------------------
+    def _row_context(self, site: SiteState, meta: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "input": site.input,
+            "website": site.website,
+            "url": meta["webmd_url"],
+            "depth": meta["webmd_depth"],
+            "discovered_via": meta["webmd_via"],
+        }
+
+    def _row(self, row: Row) -> Row:
+        self.ledger.record_row(row)
+        return row
+
+    def _on_dropped(self, request: Request, spider: Spider) -> None:
+        """The dupefilter dropped a request: a redirect onto a page already queued."""
+        if request.meta.get("webmd_kind") == "page":
+            site = request.meta.get("webmd_site")
+            original = request.meta.get("webmd_url", request.url)
+            self.ledger.reject(original, f"duplicate:redirects to {request.url}", site)
+
+    def _on_time_budget(self) -> None:
+        self._timer = None
+        if self.ledger.stop_reason is None:
+            self.ledger.stop_reason = "time_budget"
+        logger.warning(
+            "Time budget of %ss reached: no new fetches; finishing the rows in flight",
+            self.options.max_run_secs,
+        )
+        self._timer = _call_later(STOP_GRACE_SECS, self._force_close)
+
+    def _force_close(self) -> None:
+        self._timer = None
+        logger.warning("Downloads still in flight after the grace period: closing now")
+        self.crawler.engine.close_spider(self, reason="time_budget")  # type: ignore[no-untyped-call]
+
+    def _on_idle(self, spider: Spider) -> None:
+        """Nothing left to fetch: write the site rows once, then let the spider close."""
+        if self._summary_written:
+            return
+        self._summary_written = True
+        request = Request(
+            "data:,",
+            callback=self._site_rows,
+            dont_filter=True,
+            meta={"webmd_kind": "summary"},
+        )
+        self.crawler.engine.crawl(request)
+        raise DontCloseSpider
+
+    def _site_rows(self, response: Response) -> Iterator[Row]:
+        for site in self.ledger.sites.values():
+            yield self._row(site.to_row(self.ledger.stop_reason))
+
+    def _on_closed(self, spider: Spider, reason: str) -> None:
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
+        if reason == "shutdown" and self.ledger.stop_reason is None:
+            self.ledger.stop_reason = "shutdown"
+
+
+# -- small helpers ------------------------------------------------------------------------
+def _call_later(delay: float, func: Any) -> DelayedCall:
+    # Imported here: importing the reactor at module level would install the default
+    # reactor before Scrapy installs the asyncio one.
+    from twisted.internet import reactor
+
+    call: DelayedCall = reactor.callLater(delay, func)  # type: ignore[attr-defined]
+    return call
+
+
+def _read_start_file(path: str) -> list[str]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise OptionsError(f"cannot read start_file {path!r}: {exc.strerror or exc}") from None
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _flatten_patterns(values: list[str]) -> list[str]:
+    return [p for value in values for p in split_patterns(value)]
+
+
+def _root_of(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}/"
+
+
+def _default_feed_path(output_dir: str, inputs: list[StartInput]) -> Path:
+    keys = {site_key(i.url) for i in inputs if i.url}
+    name = keys.pop() if len(keys) == 1 else "crawl"
+    safe = "".join(c if c.isalnum() or c in "-._" else "-" for c in name)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path(output_dir) / f"{safe}-{stamp}.jsonl"
+
+
+def _content_type(response: Response) -> str | None:
+    value = response.headers.get(b"Content-Type")
+    return value.decode("latin-1") if value else None
+
+
+def _charset(response: Response) -> str | None:
+    ctype = _content_type(response) or ""
+    for part in ctype.split(";")[1:]:
+        key, _, value = part.strip().partition("=")
+        if key.lower() == "charset" and value:
+            return value.strip("\"' ")
+    return None
+
+
+def _response_ms(meta: dict[str, Any]) -> int | None:
+    latency = meta.get("download_latency")
+    return round(latency * 1000) if isinstance(latency, int | float) else None
+
