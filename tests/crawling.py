@@ -39,7 +39,9 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-async def crawl(tmp_path: Path, settings: dict[str, Any] | None = None, **args: Any) -> list[dict[str, Any]]:
+async def crawl(
+    tmp_path: Path, settings: dict[str, Any] | None = None, **args: Any
+) -> list[dict[str, Any]]:
     """Run the spider in process (asyncio reactor) and return the feed's rows."""
     out = tmp_path / "rows.jsonl"
     merged = {"FEEDS": {str(out): {"format": "jsonl"}}, **(settings or {})}
@@ -54,7 +56,9 @@ def summary_of(tmp_path: Path) -> dict[str, Any]:
     return data
 
 
-def scrapy_crawl(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def scrapy_crawl(
+    *args: str, cwd: Path = REPO, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run ``scrapy crawl site ARGS`` as a user would, in a subprocess."""
     env = dict(os.environ, **{"SCRAPY_SETTINGS_MODULE": "webmd_spider.settings"})
     command = [sys.executable, "-m", "scrapy", "crawl", "site", *args]

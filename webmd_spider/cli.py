@@ -60,13 +60,19 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``webmd`` console script."""
     parser = argparse.ArgumentParser(prog="webmd", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="crawl the bundled demo site, or URL when given")
+    demo = sub.add_parser(
+        "demo",
+        help="crawl the bundled demo site, or URL when given; arguments after -- go to scrapy",
+    )
     demo.add_argument("url", nargs="?", default="", help="a site to crawl instead of the demo")
     demo.add_argument("--out", type=Path, help="JSONL file to write (default output/...)")
     crawl = sub.add_parser("crawl", help="crawl URL (same as scrapy crawl site -a start=URL)")
     crawl.add_argument("url")
     crawl.add_argument("--out", type=Path)
-    args, extra = parser.parse_known_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything after `--` goes to `scrapy crawl` unchanged (-s NAME=VALUE, -a name=value).
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
+    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     if args.command == "crawl" and not args.url:
         parser.error("crawl needs a URL")
     return cmd_demo(args, extra)

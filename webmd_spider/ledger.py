@@ -44,6 +44,7 @@ class SiteState:
 
     def to_row(self, run_stop_reason: str | None) -> Row:
         """The ``site`` row for this website."""
+        avg_boilerplate = round(self.boilerplate_sum / self.pages, 3) if self.pages else 0.0
         return site_row(
             input=self.input,
             website=self.website,
@@ -54,7 +55,7 @@ class SiteState:
             robots_blocked=self.robots_blocked,
             total_words=self.total_words,
             total_tokens=self.total_tokens,
-            avg_boilerplate_ratio=round(self.boilerplate_sum / self.pages, 3) if self.pages else 0.0,
+            avg_boilerplate_ratio=avg_boilerplate,
             failures=self.failures,
             stop_reason=self.stop_reason or run_stop_reason or "finished",
         )

@@ -10,6 +10,7 @@ what is allowed, so a typo never silently falls back to a default.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -91,20 +92,31 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
         raise OptionsError(f"{name} must be true or false, got {value!r}")
     if isinstance(default, int | float):
         kind = int if isinstance(default, int) else float
+        low, high = _RANGES.get(name, (None, None))
+        bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
+        word = "a whole number" if kind is int else "a number"
+        bad = f"{name} must be {word} in the range {bounds}, got {value!r}"
+        # JSON true/false and 10.5 for a whole number are mistakes, not 1/0 and 10.
+        if isinstance(value, bool) or (
+            kind is int and isinstance(value, float) and not value.is_integer()
+        ):
+            raise OptionsError(bad)
         try:
             number = kind(value) if not isinstance(value, str) else kind(value.strip())
-        except (TypeError, ValueError):
-            word = "a whole number" if kind is int else "a number"
-            raise OptionsError(f"{name} must be {word}, got {value!r}") from None
-        low, high = _RANGES.get(name, (None, None))
+        except (TypeError, ValueError, OverflowError):
+            raise OptionsError(bad) from None
+        # "nan" passes every range check and "inf" is no budget at all: both are refused.
+        if not math.isfinite(number):
+            raise OptionsError(bad)
         if (low is not None and number < low) or (high is not None and number > high):
-            bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
             raise OptionsError(f"{name} must be in the range {bounds}, got {value!r}")
         return number
     if isinstance(default, list):
         if name.endswith("_patterns"):
             # A /regex/ may hold commas or spaces: urls.split_patterns splits these later.
-            return [value] if isinstance(value, str) else [str(v) for v in value]
+            if isinstance(value, str):
+                return [value] if value.strip() else []
+            return [str(v) for v in value]
         return split_list(value)
     return str(value)
 
@@ -118,7 +130,9 @@ def read_job_file(path: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise OptionsError(f"job file {path!r} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise OptionsError(f"job file {path!r} must hold one JSON object, got {type(data).__name__}")
+        raise OptionsError(
+            f"job file {path!r} must hold one JSON object, got {type(data).__name__}"
+        )
     return data
 
 

@@ -32,7 +32,8 @@ def classify_response(status: int, content_type: str | None, body: bytes) -> tup
         return "not-html", f"the body is a binary file (served as {mime or 'no content type'})"
     if mime and mime not in HTML_TYPES:
         return "not-html", f"the response is {mime}, not an HTML page"
-    if not mime and not body.lstrip()[:1] == b"<":
+    start = body.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()[:1]  # skip a UTF-8 BOM
+    if not mime and start != b"<":
         return "not-html", "the response has no content type and does not look like HTML"
     return None
 

@@ -38,7 +38,8 @@ class RobotsRules:
         complete disallow.
         """
         if 200 <= status < 300:
-            text = body[:MAX_ROBOTS_BYTES].decode("utf-8", errors="replace")
+            # utf-8-sig: a byte order mark would otherwise hide the first user-agent line.
+            text = body[:MAX_ROBOTS_BYTES].decode("utf-8-sig", errors="replace")
             return cls("parsed", Protego.parse(text), token, status)
         if 400 <= status < 500:
             return cls("allow-all", None, token, status)

@@ -27,6 +27,7 @@ from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response
+from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
 
@@ -53,7 +54,12 @@ from webmd_spider.urls import (
 logger = logging.getLogger(__name__)
 
 #: Tried in order when robots.txt names no sitemap.
-WELL_KNOWN_SITEMAPS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap/sitemap.xml")
+WELL_KNOWN_SITEMAPS = (
+    "sitemap.xml",
+    "sitemap_index.xml",
+    "sitemap-index.xml",
+    "sitemap/sitemap.xml",
+)
 MAX_SITEMAP_FILES = 50
 MAX_SITEMAP_DEPTH = 3  # an index, its child indexes, and theirs
 #: After the time budget, in-flight downloads get this long before the spider is closed.
@@ -88,7 +94,12 @@ class SiteSpider(Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider._configure(crawler)
+        try:
+            spider._configure(crawler)
+        except OptionsError as exc:
+            # Said once, plainly, before Scrapy prints the traceback and exits non-zero.
+            logger.error("Cannot start the crawl: %s", exc)
+            raise
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
         crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
@@ -113,7 +124,9 @@ class SiteSpider(Spider):
         except PatternError as exc:
             self._startup_rows.append(diagnostic_row("invalid-input", str(exc), input=str(exc)))
         if not any(i.kind != "invalid" for i in self._inputs):
-            problems = "; ".join(f"{i.raw!r}: {i.error}" for i in self._inputs) or "no start URL given"
+            problems = (
+                "; ".join(f"{i.raw!r}: {i.error}" for i in self._inputs) or "no start URL given"
+            )
             raise OptionsError(
                 f"nothing to crawl ({problems}). Give -a start=URL (or a domain), "
                 "-a start_file=PATH or -a input=job.json"
@@ -125,6 +138,12 @@ class SiteSpider(Spider):
             max_chars=opts.max_chars,
         )
         settings.set("CONCURRENT_REQUESTS_PER_DOMAIN", opts.max_concurrency, priority="spider")
+        # The downloader takes up to CONCURRENT_REQUESTS out of the priority queue and
+        # serves each host's share first-in first-out; a cap near the per-site
+        # concurrency keeps the order shallowest-first and lets budgets stop queued work.
+        websites = len({site_key(i.url) for i in self._inputs if i.url})
+        total = min(max(opts.max_concurrency * websites, opts.max_concurrency), 64)
+        settings.set("CONCURRENT_REQUESTS", total, priority="spider")
         if not settings.getdict("FEEDS"):
             path = _default_feed_path(opts.output_dir, self._inputs)
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
@@ -276,7 +295,9 @@ class SiteSpider(Spider):
             if doc.error:
                 self.ledger.warn(f"sitemap {response.url} unusable: {doc.error}")
             if doc.bad_entries:
-                self.ledger.warn(f"sitemap {response.url}: {doc.bad_entries} unusable entries skipped")
+                self.ledger.warn(
+                    f"sitemap {response.url}: {doc.bad_entries} unusable entries skipped"
+                )
             if doc.kind == "sitemapindex":
                 for entry in doc.entries:
                     if level + 1 >= MAX_SITEMAP_DEPTH:
@@ -343,16 +364,24 @@ class SiteSpider(Spider):
         if canonical in site.seen:
             return
         if not typed:
-            reason = follow_rejection(url) or self.url_filter.rejection(url)
+            # A sitemap declares its URLs as pages: a PDF listed there is fetched and
+            # reported (`not-html`); links to assets, feeds and APIs are not followed.
+            reason = (
+                follow_rejection(url) if via == "link" else None
+            ) or self.url_filter.rejection(url)
             if reason:
                 site.seen.add(canonical)
                 self.ledger.reject(url, reason, site.website)
                 return
         site.seen.add(canonical)
+        if depth > self.options.max_depth:
+            self.ledger.reject(url, "max_depth", site.website)
+            return
         if not self._robots_allows(site, url):
             return
-        if site.stop_reason == "page_budget":
-            self.ledger.skip(url, "page_budget", site.website)
+        stopped = self.ledger.stop_reason or site.stop_reason
+        if stopped:
+            self.ledger.skip(url, stopped, site.website)
             return
         yield Request(
             url,
@@ -387,13 +416,19 @@ class SiteSpider(Spider):
         problem = classify_response(response.status, _content_type(response), response.body)
         if problem is not None:
             error_type, message = problem
-            yield self._row(diagnostic_row(error_type, message, **common, status_code=response.status))
+            yield self._row(
+                diagnostic_row(error_type, message, **common, status_code=response.status)
+            )
             return
         final = canonicalize(response.url)
         if final in site.emitted:
-            self.ledger.reject(meta["webmd_url"], f"duplicate:same page as {response.url}", site.website)
+            self.ledger.reject(
+                meta["webmd_url"], f"duplicate:same page as {response.url}", site.website
+            )
             return
-        doc = extract(response.body, response.url, encoding=_charset(response), options=self.extract_options)
+        doc = extract(
+            response.body, response.url, encoding=_charset(response), options=self.extract_options
+        )
         row = build_page_row(
             doc,
             **common,
@@ -408,14 +443,12 @@ class SiteSpider(Spider):
         if row.row_type == "page" and site.pages >= self.options.max_pages:
             site.stop_reason = "page_budget"
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
-        if row.row_type == "page" and self._follows(site, meta["webmd_depth"], doc.nofollow):
+        if row.row_type == "page" and not doc.nofollow and self._follows(site):
             for link in doc.page_links:
                 if site_key(link) == site.website:
                     yield from self._schedule(site, link, meta["webmd_depth"] + 1, "link")
 
-    def _follows(self, site: SiteState, depth: int, nofollow: bool) -> bool:
-        if nofollow or site.stop_reason or depth >= self.options.max_depth:
-            return False
+    def _follows(self, site: SiteState) -> bool:
         return site.mode == "site" or self.options.crawl_links
 
     def page_failed(self, failure: Failure) -> Iterator[Row]:
@@ -425,7 +458,9 @@ class SiteSpider(Spider):
             return
         site = self.ledger.sites[request.meta["webmd_site"]]
         error_type, message = classify_failure(failure)
-        yield self._row(diagnostic_row(error_type, message, **self._row_context(site, request.meta)))
+        yield self._row(
+            diagnostic_row(error_type, message, **self._row_context(site, request.meta))
+        )
 
     # -- rows and end of run -------------------------------------------------------------
     def _row_context(self, site: SiteState, meta: dict[str, Any]) -> dict[str, Any]:
@@ -461,7 +496,7 @@ class SiteSpider(Spider):
     def _force_close(self) -> None:
         self._timer = None
         logger.warning("Downloads still in flight after the grace period: closing now")
-        self.crawler.engine.close_spider(self, reason="time_budget")  # type: ignore[no-untyped-call]
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason="time_budget"))
 
     def _on_idle(self, spider: Spider) -> None:
         """Nothing left to fetch: write the site rows once, then let the spider close."""
@@ -494,7 +529,8 @@ def _call_later(delay: float, func: Any) -> DelayedCall:
     # reactor before Scrapy installs the asyncio one.
     from twisted.internet import reactor
 
-    call: DelayedCall = reactor.callLater(delay, func)  # type: ignore[attr-defined]
+    clock: Any = reactor
+    call: DelayedCall = clock.callLater(delay, func)
     return call
 
 
@@ -540,4 +576,3 @@ def _charset(response: Response) -> str | None:
 def _response_ms(meta: dict[str, Any]) -> int | None:
     latency = meta.get("download_latency")
     return round(latency * 1000) if isinstance(latency, int | float) else None
-

@@ -1,0 +1,79 @@
+"""The commands a user types: ``scrapy crawl site ...`` and ``webmd demo``, as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from webmd_spider.demo.server import SiteServer
+
+from .crawling import REPO, by_type, read_rows, scrapy_crawl
+
+QUIET = ["-s", "LOG_LEVEL=INFO", "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=False"]
+
+
+def test_scrapy_crawl_writes_the_feed_and_summary(basic_site: SiteServer, tmp_path: Path) -> None:
+    out = tmp_path / "basic.jsonl"
+    done = scrapy_crawl("-a", f"start={basic_site.base_url}/", "-O", str(out), *QUIET)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = read_rows(out)
+    assert len(by_type(rows, "page")) == 9
+    assert len(by_type(rows, "diagnostic")) == 3
+    assert by_type(rows, "site")[0]["pages_extracted"] == 9
+    summary = json.loads(out.with_name("basic.jsonl.summary.json").read_text("utf-8"))
+    assert summary["rows"] == {"page": 9, "diagnostic": 3, "site": 1}
+    assert "Run finished (finished)" in done.stderr
+
+
+def test_default_feed_goes_to_output_dir(links_site: SiteServer, tmp_path: Path) -> None:
+    done = scrapy_crawl(
+        "-a", f"start={links_site.base_url}/a/", "-a", "crawl_links=false",
+        "-s", f"WEBMD_OUTPUT_DIR={tmp_path}", *QUIET, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    feeds = list(tmp_path.glob("127.0.0.1-*.jsonl"))
+    assert len(feeds) == 1, list(tmp_path.iterdir())
+    assert f"writing rows to {feeds[0]}" in done.stderr
+    assert [r["row_type"] for r in read_rows(feeds[0])] == ["page", "site"]
+
+
+def test_bad_arguments_exit_non_zero_with_a_clear_message(tmp_path: Path) -> None:
+    unknown = scrapy_crawl("-a", "start=http://127.0.0.1:9/", "-a", "max_pagez=3", cwd=tmp_path)
+    assert unknown.returncode != 0
+    assert "unknown argument 'max_pagez'" in unknown.stderr and "max_pages" in unknown.stderr
+    nothing = scrapy_crawl("-a", "start=someone@example.com", cwd=tmp_path)
+    assert nothing.returncode != 0
+    assert "nothing to crawl" in nothing.stderr and "e-mail" in nothing.stderr
+    bad_value = scrapy_crawl("-a", "start=http://127.0.0.1:9/", "-a", "max_pages=0", cwd=tmp_path)
+    assert bad_value.returncode != 0 and "max_pages must be in the range" in bad_value.stderr
+
+
+def test_failed_site_still_exits_zero_with_rows(tmp_path: Path) -> None:
+    out = tmp_path / "down.jsonl"
+    done = scrapy_crawl("-a", "start=http://127.0.0.1:9/", "-O", str(out), *QUIET, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [r["row_type"] for r in read_rows(out)] == ["diagnostic", "site"]
+
+
+def test_webmd_demo_serves_and_crawls_the_bundled_site(tmp_path: Path) -> None:
+    out = tmp_path / "demo.jsonl"
+    command = [sys.executable, "-m", "webmd_spider.cli", "demo", "--out", str(out)]
+    done = subprocess.run(
+        [*command, "--", "-s", "LOG_LEVEL=WARNING"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"rows to {out}" in done.stdout
+    rows = read_rows(out)
+    pages = by_type(rows, "page")
+    assert len(pages) >= 10
+    (site,) = by_type(rows, "site")
+    assert site["discovery"] == "sitemap" and site["robots_blocked"] >= 1
+    # the demo's chrome (cookie bar, navigation) stays out of the Markdown
+    assert not any("We use cookies" in r["markdown"] for r in pages)
+    assert any("```python" in r["markdown"] for r in pages)
+    assert any("| --- |" in r["markdown"] for r in pages)
