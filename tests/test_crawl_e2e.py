@@ -130,7 +130,9 @@ async def test_page_budget_stops_the_site(basic_site: SiteServer, tmp_path: Path
 
 
 @deferred_f_from_coro_f
-async def test_time_budget_ends_the_run_and_keeps_rows(serve_site: Any, tmp_path: Path) -> None:
+async def test_time_budget_ends_the_run_and_keeps_rows(
+    serve_site: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     root = tmp_path / "slow"
     root.mkdir()
     words = " ".join(f"word{i}" for i in range(60))
@@ -141,9 +143,16 @@ async def test_time_budget_ends_the_run_and_keeps_rows(serve_site: Any, tmp_path
     server = serve_site(root)
     out = tmp_path / "out"
     out.mkdir()
+    caplog.set_level("INFO", logger="webmd_spider")
     rows = await crawl(
-        out, start=server.base_url + "/", max_run_secs="2", max_concurrency="2", max_pages="100"
+        out,
+        start=server.base_url + "/",
+        max_run_secs="2",
+        max_concurrency="2",
+        max_pages="100",
+        progress_secs="0.5",
     )
+    assert any(r.getMessage().startswith("progress: ") for r in caplog.records)
     pages = by_type(rows, "page")
     assert 1 <= len(pages) < 41
     (site,) = by_type(rows, "site")
