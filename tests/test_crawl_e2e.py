@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -250,3 +251,58 @@ async def test_invalid_inputs_are_rows_and_nothing_fetchable_is_an_error(
         await crawl(tmp_path / "x", start="ftp://example.com/file")
     with pytest.raises(OptionsError, match="valid names"):
         await crawl(tmp_path / "y", start=links_site.base_url, max_pagez="3")
+
+
+@deferred_f_from_coro_f
+async def test_timeout_and_too_large_diagnostics(serve_site: Any, tmp_path: Path) -> None:
+    root = tmp_path / "faults"
+    root.mkdir()
+    words = " ".join(f"word{i}" for i in range(40))
+    (root / "index.html").write_text(
+        f'<html><body><p>{words}</p><a href="/slow.html">s</a><a href="/big.html">b</a></body></html>'
+    )
+    (root / "big.html").write_text("<html><body><p>" + "big " * 5000 + "</p></body></html>")
+    routes = {"/slow.html": {"delay": 3, "body": f"<p>{words}</p>"}}
+    (root / "_routes.json").write_text(json.dumps(routes))
+    server = serve_site(root)
+    out = tmp_path / "out"
+    out.mkdir()
+    rows = await crawl(
+        out,
+        {"DOWNLOAD_TIMEOUT": 1, "RETRY_TIMES": 0, "DOWNLOAD_MAXSIZE": 8000},
+        start=server.base_url + "/",
+    )
+    errors = {path_of(server, r["url"]): r["error_type"] for r in by_type(rows, "diagnostic")}
+    assert errors == {"/slow.html": "timeout", "/big.html": "too-large"}
+    assert len(by_type(rows, "page")) == 1
+
+
+@deferred_f_from_coro_f
+async def test_robots_5xx_blocks_the_site(serve_site: Any, tmp_path: Path) -> None:
+    root = tmp_path / "robots5xx"
+    root.mkdir()
+    (root / "index.html").write_text("<p>" + "word " * 50 + "</p>")
+    (root / "_routes.json").write_text(json.dumps({"/robots.txt": {"status": 503}}))
+    server = serve_site(root)
+    out = tmp_path / "out"
+    out.mkdir()
+    rows = await crawl(out, {"RETRY_TIMES": 0}, start=server.base_url + "/")
+    (diag,) = by_type(rows, "diagnostic")
+    assert diag["error_type"] == "blocked" and diag["status_code"] == 503
+    assert server.hits("/") == 0, "RFC 9309 §2.3.1.4: nothing is fetched"
+    assert by_type(rows, "site")[0]["stop_reason"] == "robots_unavailable"
+
+
+@deferred_f_from_coro_f
+async def test_csv_export_is_a_rectangle(links_site: SiteServer, tmp_path: Path) -> None:
+    out = tmp_path / "rows.csv"
+    await crawl(
+        tmp_path,
+        {"FEEDS": {str(out): {"format": "csv"}}},
+        start=links_site.base_url + "/a/",
+        crawl_links="false",
+    )
+    with out.open(newline="", encoding="utf-8") as handle:
+        table = list(csv.reader(handle))
+    assert table[0] == list(COLUMNS)
+    assert len(table) == 3 and all(len(line) == len(COLUMNS) for line in table)
