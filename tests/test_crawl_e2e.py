@@ -258,9 +258,8 @@ async def test_timeout_and_too_large_diagnostics(serve_site: Any, tmp_path: Path
     root = tmp_path / "faults"
     root.mkdir()
     words = " ".join(f"word{i}" for i in range(40))
-    (root / "index.html").write_text(
-        f'<html><body><p>{words}</p><a href="/slow.html">s</a><a href="/big.html">b</a></body></html>'
-    )
+    links = '<a href="/slow.html">s</a><a href="/big.html">b</a>'
+    (root / "index.html").write_text(f"<html><body><p>{words}</p>{links}</body></html>")
     (root / "big.html").write_text("<html><body><p>" + "big " * 5000 + "</p></body></html>")
     routes = {"/slow.html": {"delay": 3, "body": f"<p>{words}</p>"}}
     (root / "_routes.json").write_text(json.dumps(routes))
