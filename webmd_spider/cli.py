@@ -23,6 +23,8 @@ def _crawl(url: str, out: Path, extra: list[str]) -> int:
     env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
     command = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start={url}"]
     command += ["-O", str(out), *extra]
+    # A crawl that fails at start-up writes nothing: never report an older file.
+    out.unlink(missing_ok=True)
     print(f"$ scrapy crawl site -a start={url} -O {out} {' '.join(extra)}".rstrip(), flush=True)
     return subprocess.call(command, env=env)
 

@@ -41,6 +41,11 @@ class SiteState:
     lastmod: dict[str, str] = field(default_factory=dict)  # canonical URL -> sitemap lastmod
     seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled
     emitted: set[str] = field(default_factory=set)  # canonical final URLs written as pages
+    sitemap_seen: set[str] = field(default_factory=set)  # canonical sitemap URLs requested
+    sitemap_guesses: list[str] = field(default_factory=list)  # well-known paths left to try
+    #: URLs found only beyond max_depth so far (canonical -> URL); a shallower path found
+    #: later still schedules them, and those left at the end are counted as rejections.
+    too_deep: dict[str, str] = field(default_factory=dict)
 
     def to_row(self, run_stop_reason: str | None) -> Row:
         """The ``site`` row for this website."""

@@ -41,7 +41,9 @@ class RobotsRules:
             # utf-8-sig: a byte order mark would otherwise hide the first user-agent line.
             text = body[:MAX_ROBOTS_BYTES].decode("utf-8-sig", errors="replace")
             return cls("parsed", Protego.parse(text), token, status)
-        if 400 <= status < 500:
+        if 300 <= status < 500:
+            # §2.3.1.2: a redirect chain that does not end in a file (too many hops, no
+            # Location) MAY be treated as unavailable, like a 4xx.
             return cls("allow-all", None, token, status)
         return cls("disallow-all", None, token, status)
 

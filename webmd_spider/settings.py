@@ -58,6 +58,7 @@ CONCURRENT_ITEMS = 16
 # --- components ------------------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
+    "webmd_spider.downloadermiddlewares.redirect_guard.RedirectGuardMiddleware": 60,
 }
 EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,

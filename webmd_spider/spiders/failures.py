@@ -39,10 +39,15 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
     """``(error_type, plain-language message)`` for a download failure."""
     exc = failure.value
     text = str(exc) or type(exc).__name__
-    if isinstance(exc, DownloadCancelledError | IgnoreRequest) and "max" in text.lower():
+    lowered = text.lower()
+    if isinstance(exc, DownloadCancelledError | IgnoreRequest) and (
+        "download max size" in lowered or "exceeded download_maxsize" in lowered
+    ):
         # Scrapy cancels a body over DOWNLOAD_MAXSIZE (from Content-Length, while
-        # receiving, or while decompressing).
+        # receiving, or while decompressing); these are its messages.
         return "too-large", "the response is larger than the page size limit (DOWNLOAD_MAXSIZE)"
+    if isinstance(exc, IgnoreRequest) and "max redirections" in lowered:
+        return "http-error", "too many redirects (REDIRECT_MAX_TIMES)"
     if isinstance(exc, _TIMEOUTS):
         return "timeout", "the server did not send the whole response in time"
     if isinstance(exc, UnsupportedURLSchemeError):

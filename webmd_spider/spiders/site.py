@@ -2,14 +2,14 @@
 
 ``scrapy crawl site -a start=URL [-a name=value ...]``; every option is listed in
 ``webmd_spider.options`` and the README. Settings read: all ``WEBMD_*`` (through
-options), ``FEEDS`` (a default JSONL feed is added when none is given).
+options), ``FEEDS`` (a default JSONL feed is added when none is given),
+``DOWNLOAD_TIMEOUT`` (how long in-flight downloads may finish after the time budget).
 
 Flow per website (URLs on one host, ``www.`` folded, are one website):
 1. robots.txt is fetched first; for a bare domain it is also the probe of the discovery
    ladder (https://host, https://www.host, http://host).
-2. whole-site inputs read the sitemaps (robots ``Sitemap:`` lines, else well-known
-   paths, one after another); with no usable sitemap the home page starts a
-   breadth-first link crawl.
+2. whole-site inputs read the sitemaps (see ``sitemap_discovery``); with no usable
+   sitemap the home page starts a breadth-first link crawl.
 3. each page response becomes a ``page`` row or a ``diagnostic`` row; links on the page
    are followed (same website, shallowest first, down to ``max_depth``).
 4. when the crawl goes idle, one ``site`` row per website is written.
@@ -25,7 +25,7 @@ from typing import Any, Self
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
@@ -37,13 +37,14 @@ from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.options import JobOptions, OptionsError, build_options
 from webmd_spider.page_rows import build_page_row, classify_response
 from webmd_spider.robots import RobotsRules
-from webmd_spider.sitemaps import parse_sitemap
 from webmd_spider.spiders.failures import classify_failure
+from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
 from webmd_spider.urls import (
     PatternError,
     StartInput,
     UrlFilter,
     canonicalize,
+    compile_pattern,
     discovery_candidates,
     follow_rejection,
     parse_start_inputs,
@@ -53,22 +54,12 @@ from webmd_spider.urls import (
 
 logger = logging.getLogger(__name__)
 
-#: Tried in order when robots.txt names no sitemap.
-WELL_KNOWN_SITEMAPS = (
-    "sitemap.xml",
-    "sitemap_index.xml",
-    "sitemap-index.xml",
-    "sitemap/sitemap.xml",
-)
-MAX_SITEMAP_FILES = 50
-MAX_SITEMAP_DEPTH = 3  # an index, its child indexes, and theirs
-#: After the time budget, in-flight downloads get this long before the spider is closed.
-STOP_GRACE_SECS = 10.0
 PRIORITY_ROBOTS = 1000
-PRIORITY_SITEMAP = 500
+#: After the time budget, downloads in flight get DOWNLOAD_TIMEOUT plus this long.
+STOP_GRACE_SECS = 5.0
 
 
-class SiteSpider(Spider):
+class SiteSpider(SitemapDiscovery, Spider):
     """Crawl one or more websites into page, site and diagnostic rows."""
 
     name = "site"
@@ -86,7 +77,6 @@ class SiteSpider(Spider):
         self.extract_options = ExtractOptions()
         self._inputs: list[StartInput] = []
         self._startup_rows: list[Row] = []
-        self._sitemap_queue: dict[str, list[str]] = {}
         self._summary_written = False
         self._timer: DelayedCall | None = None
 
@@ -117,12 +107,7 @@ class SiteSpider(Spider):
             self._startup_rows.append(
                 diagnostic_row("invalid-input", bad.error or "unusable start URL", input=bad.raw)
             )
-        try:
-            self.url_filter = UrlFilter.from_strings(
-                _flatten_patterns(opts.include_patterns), _flatten_patterns(opts.exclude_patterns)
-            )
-        except PatternError as exc:
-            self._startup_rows.append(diagnostic_row("invalid-input", str(exc), input=str(exc)))
+        self.url_filter = self._compile_filter(opts)
         if not any(i.kind != "invalid" for i in self._inputs):
             problems = (
                 "; ".join(f"{i.raw!r}: {i.error}" for i in self._inputs) or "no start URL given"
@@ -137,10 +122,11 @@ class SiteSpider(Spider):
             include_html=opts.include_html,
             max_chars=opts.max_chars,
         )
+        # Requests carry download_slot = website, so this is per website.
         settings.set("CONCURRENT_REQUESTS_PER_DOMAIN", opts.max_concurrency, priority="spider")
         # The downloader takes up to CONCURRENT_REQUESTS out of the priority queue and
-        # serves each host's share first-in first-out; a cap near the per-site
-        # concurrency keeps the order shallowest-first and lets budgets stop queued work.
+        # serves each slot's share first-in first-out; a cap near the per-site
+        # concurrency keeps the order shallowest-first and little work queued past a budget.
         websites = len({site_key(i.url) for i in self._inputs if i.url})
         total = min(max(opts.max_concurrency * websites, opts.max_concurrency), 64)
         settings.set("CONCURRENT_REQUESTS", total, priority="spider")
@@ -149,15 +135,31 @@ class SiteSpider(Spider):
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
             logger.info("No feed given (-O FILE); writing rows to %s", path)
 
+    def _compile_filter(self, opts: JobOptions) -> UrlFilter:
+        """Compile each pattern; one that does not compile is a row, the others still apply."""
+        kept: dict[str, list[str]] = {"include": [], "exclude": []}
+        for kind, values in (
+            ("include", opts.include_patterns),
+            ("exclude", opts.exclude_patterns),
+        ):
+            for pattern in (p for value in values for p in split_patterns(value)):
+                try:
+                    compile_pattern(pattern)
+                except PatternError as exc:
+                    self._startup_rows.append(
+                        diagnostic_row("invalid-input", str(exc), input=pattern)
+                    )
+                else:
+                    kept[kind].append(pattern)
+        return UrlFilter.from_strings(kept["include"], kept["exclude"])
+
     # -- start -------------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
         """Yield start-up diagnostics, then one robots.txt probe per website."""
         self._timer = _call_later(self.options.max_run_secs, self._on_time_budget)
         for row in self._startup_rows:
-            self.ledger.record_row(row)
-            yield row
+            yield self._row(row)
         for site, candidates, pages in self._plan_websites():
-            self._sitemap_queue[site.website] = []
             yield self._robots_request(site, candidates, pages)
 
     def _plan_websites(self) -> Iterator[tuple[SiteState, list[str], list[StartInput]]]:
@@ -175,18 +177,16 @@ class SiteSpider(Spider):
                 candidates = discovery_candidates(first.url)
             else:
                 candidates = [_root_of(first.url)]
-            mode = "site" if whole else "list"
-            discovery = "links" if whole or self.options.crawl_links else "list"
-            site = self.ledger.add_site(SiteState(key, first.raw, mode, discovery=discovery))
-            yield site, candidates, pages
+            mode, discovery = ("site", "links") if whole else ("list", "list")
+            site = SiteState(key, first.raw, mode, root=candidates[0], discovery=discovery)
+            yield self.ledger.add_site(site), candidates, pages
 
     # -- robots.txt ------------------------------------------------------------------
     def _robots_request(
         self, site: SiteState, candidates: list[str], pages: list[StartInput]
     ) -> Request:
-        root = candidates[0]
         return Request(
-            root + "robots.txt",
+            candidates[0] + "robots.txt",
             callback=self.parse_robots,
             errback=self.robots_failed,
             dont_filter=True,
@@ -196,188 +196,127 @@ class SiteSpider(Spider):
                 "webmd_kind": "robots",
                 "webmd_candidates": candidates,
                 "webmd_pages": pages,
+                "download_slot": site.website,
             },
         )
 
     def parse_robots(self, response: Response) -> Iterator[Any]:
         """robots.txt answered: record the rules and the site root, then begin the site."""
         site = self.ledger.sites[response.meta["webmd_site"]]
+        pages: list[StartInput] = response.meta["webmd_pages"]
         site.root = _root_of(response.url)
         if self.options.respect_robots:
             rules = RobotsRules.from_response(response.status, response.body)
         else:
             rules = RobotsRules.allow_all()
         self.robots[site.website] = rules
-        if rules.policy == "disallow-all" and response.status >= 500:
-            # RFC 9309 §2.3.1.4: an unreachable robots.txt means complete disallow.
+        if rules.policy == "disallow-all":
+            # RFC 9309 §2.3.1.4: an unreachable robots.txt (5xx) means complete disallow.
             site.stop_reason = "robots_unavailable"
-            yield self._row(
-                diagnostic_row(
-                    "blocked",
-                    f"robots.txt answered HTTP {response.status}; RFC 9309 treats the site "
-                    "as fully disallowed until it answers",
-                    input=site.input,
-                    website=site.website,
-                    url=response.url,
-                    status_code=response.status,
-                )
+            message = (
+                f"robots.txt answered HTTP {response.status}; RFC 9309 treats the whole "
+                "website as disallowed until it answers"
+            )
+            yield from self._fail_site(
+                site, response.url, pages, "blocked", message, response.status
             )
             return
-        yield from self._begin_site(site, response.meta["webmd_pages"], rules)
+        for page in pages:
+            assert page.url is not None
+            yield from self._schedule(site, page.url, 0, "input", typed=True)
+        if site.mode == "site":
+            yield from self._start_sitemaps(site, rules.sitemaps())
 
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         """robots.txt fetch failed: try the next ladder candidate, else report the site."""
         request = failure.request  # type: ignore[attr-defined]
-        if request.meta.get("webmd_rejected"):
-            return
         site = self.ledger.sites[request.meta["webmd_site"]]
+        pages: list[StartInput] = request.meta["webmd_pages"]
+        if request.meta.get("webmd_rejected"):
+            for page in pages:
+                self.ledger.skip(page.url or page.raw, request.meta["webmd_rejected"], site.website)
+            return
         candidates: list[str] = request.meta["webmd_candidates"][1:]
         if candidates:
-            yield self._robots_request(site, candidates, request.meta["webmd_pages"])
+            yield self._robots_request(site, candidates, pages)
             return
         error_type, message = classify_failure(failure)
         site.stop_reason = "unreachable"
+        yield from self._fail_site(
+            site, request.url, pages, error_type, f"could not reach the website: {message}"
+        )
+
+    def _fail_site(
+        self,
+        site: SiteState,
+        url: str,
+        pages: list[StartInput],
+        error_type: str,
+        message: str,
+        status: int | None = None,
+    ) -> Iterator[Row]:
+        """One diagnostic for the website and one for each page the user typed on it."""
         yield self._row(
             diagnostic_row(
                 error_type,
-                f"could not reach the website: {message}",
+                message,
                 input=site.input,
                 website=site.website,
-                url=request.url,
+                url=url,
+                status_code=status,
             )
         )
-
-    def _begin_site(
-        self, site: SiteState, pages: list[StartInput], rules: RobotsRules
-    ) -> Iterator[Any]:
-        assert site.root is not None
         for page in pages:
-            assert page.url is not None
-            yield from self._schedule(site, page.url, 0, "input", typed=True)
-        if site.mode != "site":
-            return
-        declared = rules.sitemaps()
-        queue = declared or [site.root + path for path in WELL_KNOWN_SITEMAPS]
-        # Declared sitemaps are all read; guessed ones are tried until one gives URLs.
-        if declared:
-            for url in queue:
-                yield from self._sitemap_request(site, url, 0)
-        else:
-            self._sitemap_queue[site.website] = queue[1:]
-            yield from self._sitemap_request(site, queue[0], 0)
-        if site.pending_sitemaps == 0:
-            yield from self._finish_sitemaps(site)
-
-    # -- sitemaps --------------------------------------------------------------------
-    def _sitemap_request(self, site: SiteState, url: str, level: int) -> Iterator[Request]:
-        if site.sitemap_files >= MAX_SITEMAP_FILES:
-            self.ledger.reject(url, "sitemap_file_limit", site.website)
-            return
-        if not self._robots_allows(site, url):
-            return
-        site.sitemap_files += 1
-        site.pending_sitemaps += 1
-        yield Request(
-            url,
-            callback=self.parse_sitemap,
-            errback=self.sitemap_failed,
-            priority=PRIORITY_SITEMAP,
-            meta={"webmd_site": site.website, "webmd_kind": "sitemap", "webmd_level": level},
-        )
-
-    def parse_sitemap(self, response: Response) -> Iterator[Any]:
-        """A sitemap or sitemap index: schedule its pages or its children."""
-        site = self.ledger.sites[response.meta["webmd_site"]]
-        site.pending_sitemaps -= 1
-        level = response.meta["webmd_level"]
-        if response.status == 200:
-            doc = parse_sitemap(response.body, response.url)
-            if doc.error:
-                self.ledger.warn(f"sitemap {response.url} unusable: {doc.error}")
-            if doc.bad_entries:
-                self.ledger.warn(
-                    f"sitemap {response.url}: {doc.bad_entries} unusable entries skipped"
+            yield self._row(
+                diagnostic_row(
+                    error_type,
+                    message,
+                    input=page.raw,
+                    website=site.website,
+                    url=page.url,
+                    depth=0,
+                    discovered_via="input",
                 )
-            if doc.kind == "sitemapindex":
-                for entry in doc.entries:
-                    if level + 1 >= MAX_SITEMAP_DEPTH:
-                        self.ledger.reject(entry.loc, "sitemap_depth_limit", site.website)
-                    else:
-                        yield from self._sitemap_request(site, entry.loc, level + 1)
-            elif doc.kind == "urlset":
-                yield from self._sitemap_pages(site, doc.entries)
-        if site.pending_sitemaps == 0:
-            yield from self._finish_sitemaps(site)
-
-    def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
-        """A sitemap could not be fetched: note it and carry on."""
-        request = failure.request  # type: ignore[attr-defined]
-        site = self.ledger.sites[request.meta["webmd_site"]]
-        site.pending_sitemaps -= 1
-        if not request.meta.get("webmd_rejected"):
-            self.ledger.warn(f"sitemap {request.url} not fetched: {classify_failure(failure)[1]}")
-        if site.pending_sitemaps == 0:
-            yield from self._finish_sitemaps(site)
-
-    def _sitemap_pages(self, site: SiteState, entries: list[Any]) -> Iterator[Request]:
-        limit = self.options.max_sitemap_urls
-        for entry in entries:
-            if site.sitemap_url_count >= limit:
-                self.ledger.skip(entry.loc, "max_sitemap_urls", site.website)
-                continue
-            if site_key(entry.loc) != site.website:
-                self.ledger.reject(entry.loc, "offsite_sitemap_entry", site.website)
-                continue
-            before = len(site.seen)
-            requests = list(self._schedule(site, entry.loc, 0, "sitemap"))
-            if len(site.seen) > before:
-                site.sitemap_url_count += 1
-                if entry.lastmod:
-                    site.lastmod[canonicalize(entry.loc)] = entry.lastmod
-            yield from requests
-
-    def _finish_sitemaps(self, site: SiteState) -> Iterator[Request]:
-        """All sitemap requests answered: try the next guess, or fall back to links."""
-        if site.sitemap_url_count:
-            site.discovery = "sitemap"
-            return
-        queue = self._sitemap_queue.get(site.website) or []
-        if queue:
-            self._sitemap_queue[site.website] = queue[1:]
-            yield from self._sitemap_request(site, queue[0], 0)
-            if site.pending_sitemaps:
-                return
-        assert site.root is not None
-        site.discovery = "links"
-        yield from self._schedule(site, site.root, 0, "input", typed=True)
+            )
 
     # -- pages -----------------------------------------------------------------------
     def _schedule(
         self, site: SiteState, url: str, depth: int, via: str, typed: bool = False
-    ) -> Iterator[Request]:
+    ) -> Iterator[Any]:
         """Yield a page request unless the URL is known, out of scope or refused.
 
         ``typed`` marks URLs the user gave (or the site root): include/exclude patterns
-        never apply to them.
+        never apply to them, and a robots refusal is a ``blocked`` row, not only a count.
         """
         canonical = canonicalize(url)
         if canonical in site.seen:
             return
+        if depth > self.options.max_depth:
+            site.too_deep.setdefault(canonical, url)
+            return
+        site.too_deep.pop(canonical, None)
+        site.seen.add(canonical)
         if not typed:
             # A sitemap declares its URLs as pages: a PDF listed there is fetched and
             # reported (`not-html`); links to assets, feeds and APIs are not followed.
-            reason = (
-                follow_rejection(url) if via == "link" else None
-            ) or self.url_filter.rejection(url)
+            reason = follow_rejection(url) if via == "link" else None
+            reason = reason or self.url_filter.rejection(url)
             if reason:
-                site.seen.add(canonical)
                 self.ledger.reject(url, reason, site.website)
                 return
-        site.seen.add(canonical)
-        if depth > self.options.max_depth:
-            self.ledger.reject(url, "max_depth", site.website)
-            return
         if not self._robots_allows(site, url):
+            if typed:
+                yield self._row(
+                    diagnostic_row(
+                        "blocked",
+                        "robots.txt disallows this URL for our user agent",
+                        input=site.input,
+                        website=site.website,
+                        url=url,
+                        depth=depth,
+                        discovered_via=via,
+                    )
+                )
             return
         stopped = self.ledger.stop_reason or site.stop_reason
         if stopped:
@@ -394,6 +333,7 @@ class SiteSpider(Spider):
                 "webmd_depth": depth,
                 "webmd_via": via,
                 "webmd_url": url,
+                "download_slot": site.website,
             },
         )
 
@@ -413,7 +353,8 @@ class SiteSpider(Spider):
         if site.stop_reason == "page_budget":
             self.ledger.skip(response.url, "page_budget", site.website)
             return
-        problem = classify_response(response.status, _content_type(response), response.body)
+        content_type = _content_type(response)
+        problem = classify_response(response.status, content_type, response.body)
         if problem is not None:
             error_type, message = problem
             yield self._row(
@@ -434,22 +375,21 @@ class SiteSpider(Spider):
             **common,
             final_url=response.url,
             status_code=response.status,
-            content_type=_content_type(response),
+            content_type=content_type,
             response_time_ms=_response_ms(meta),
             sitemap_lastmod=site.lastmod.get(canonicalize(meta["webmd_url"])),
         )
         site.emitted.add(final)
         yield self._row(row)
-        if row.row_type == "page" and site.pages >= self.options.max_pages:
+        if row.row_type != "page":
+            return
+        if site.pages >= self.options.max_pages:
             site.stop_reason = "page_budget"
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
-        if row.row_type == "page" and not doc.nofollow and self._follows(site):
+        if not doc.nofollow and (site.mode == "site" or self.options.crawl_links):
             for link in doc.page_links:
                 if site_key(link) == site.website:
                     yield from self._schedule(site, link, meta["webmd_depth"] + 1, "link")
-
-    def _follows(self, site: SiteState) -> bool:
-        return site.mode == "site" or self.options.crawl_links
 
     def page_failed(self, failure: Failure) -> Iterator[Row]:
         """A page request failed: one diagnostic row, unless it was refused on purpose."""
@@ -487,15 +427,39 @@ class SiteSpider(Spider):
         self._timer = None
         if self.ledger.stop_reason is None:
             self.ledger.stop_reason = "time_budget"
+        dropped = self._drain_download_queues("time_budget")
         logger.warning(
-            "Time budget of %ss reached: no new fetches; finishing the rows in flight",
+            "Time budget of %ss reached: no new fetches (%d queued requests dropped); "
+            "finishing the downloads in flight",
             self.options.max_run_secs,
+            dropped,
         )
-        self._timer = _call_later(STOP_GRACE_SECS, self._force_close)
+        grace = self.crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 20) + STOP_GRACE_SECS
+        self._timer = _call_later(grace, self._force_close)
+
+    def _drain_download_queues(self, reason: str) -> int:
+        """Fail the requests waiting in the downloader's per-slot queues.
+
+        Downloader middlewares (where BudgetMiddleware refuses new work) run before a
+        request joins its slot's queue, and with a download delay that queue can hold
+        many requests; Scrapy has no public way to cancel them, so we reach into
+        ``Downloader.slots`` and fail each waiting request's deferred.
+        """
+        count = 0
+        for slot in self.crawler.engine.downloader.slots.values():
+            while slot.queue:
+                request, deferred = slot.queue.popleft()
+                request.meta["webmd_rejected"] = reason
+                self.ledger.skip(request.url, reason, request.meta.get("webmd_site"))
+                deferred.errback(Failure(IgnoreRequest(f"not fetched: {reason}")))
+                count += 1
+        return count
 
     def _force_close(self) -> None:
         self._timer = None
-        logger.warning("Downloads still in flight after the grace period: closing now")
+        message = "downloads still in flight after the grace period: closed without site rows"
+        logger.warning(message)
+        self.ledger.warn(message)
         deferred_from_coro(self.crawler.engine.close_spider_async(reason="time_budget"))
 
     def _on_idle(self, spider: Spider) -> None:
@@ -503,6 +467,9 @@ class SiteSpider(Spider):
         if self._summary_written:
             return
         self._summary_written = True
+        for site in self.ledger.sites.values():
+            for url in site.too_deep.values():
+                self.ledger.reject(url, "max_depth", site.website)
         request = Request(
             "data:,",
             callback=self._site_rows,
@@ -540,10 +507,6 @@ def _read_start_file(path: str) -> list[str]:
     except OSError as exc:
         raise OptionsError(f"cannot read start_file {path!r}: {exc.strerror or exc}") from None
     return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-
-
-def _flatten_patterns(values: list[str]) -> list[str]:
-    return [p for value in values for p in split_patterns(value)]
 
 
 def _root_of(url: str) -> str:

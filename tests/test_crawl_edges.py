@@ -1,0 +1,212 @@
+"""Crawl edge cases on small sites built per test: budgets with delays, odd sitemaps,
+redirects that leave scope, robots failures, depth races."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from webmd_spider.demo.server import SiteServer
+
+from .crawling import by_type, crawl, summary_of
+
+WORDS = " ".join(f"w{i}" for i in range(40))
+Serve = Callable[[Path], SiteServer]
+
+
+def page(*links: str) -> str:
+    anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
+    return f"<html><body><p>{WORDS}</p>{anchors}</body></html>"
+
+
+def build(root: Path, files: dict[str, str], routes: dict[str, Any] | None = None) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    if routes:
+        (root / "_routes.json").write_text(json.dumps(routes), encoding="utf-8")
+    return root
+
+
+def urlset(*locs: str) -> str:
+    body = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
+    return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
+
+
+def index(*locs: str) -> str:
+    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
+    return (
+        f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</sitemapindex>'
+    )
+
+
+def paths(server: SiteServer, rows: list[dict[str, Any]], row_type: str = "page") -> list[str]:
+    return [
+        (r["final_url"] or r["url"]).removeprefix(server.base_url) for r in by_type(rows, row_type)
+    ]
+
+
+@deferred_f_from_coro_f
+async def test_time_budget_drops_requests_waiting_for_a_download_delay(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = build(tmp_path / "s", {f"p{i}.html": page() for i in range(20)})
+    server = serve_site(site)
+    starts = ",".join(f"{server.base_url}/p{i}.html" for i in range(20))
+    began = time.monotonic()
+    rows = await crawl(tmp_path, {"DOWNLOAD_DELAY": 2.5}, start=starts, max_run_secs="3")
+    assert time.monotonic() - began < 10
+    assert 1 <= len(by_type(rows, "page")) <= 3
+    (site_row,) = by_type(rows, "site")
+    assert site_row["stop_reason"] == "time_budget"
+    summary = summary_of(tmp_path)
+    # every typed URL is a row or a counted not-fetched entry
+    assert len(by_type(rows, "page")) + summary["not_fetched_counts"]["time_budget"] == 20
+
+
+@deferred_f_from_coro_f
+async def test_sitemap_index_listing_a_child_twice_and_itself(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": page("/a.html"),
+            "a.html": page(),
+            "sitemap.xml": index("{{origin}}/sitemap.xml", "/child.xml", "/child.xml"),
+            "child.xml": urlset("/a.html", "/"),
+        },
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert sorted(paths(server, rows)) == ["/", "/a.html"]
+    (site_row,) = by_type(rows, "site")
+    assert site_row["discovery"] == "sitemap" and site_row["sitemap_url_count"] == 2
+    assert server.hits("/child.xml") == 1
+    reasons = [r["reason"] for r in summary_of(tmp_path)["rejected"]]
+    assert reasons.count("duplicate_sitemap") == 2
+
+
+@deferred_f_from_coro_f
+async def test_three_levels_of_sitemap_indexes(serve_site: Serve, tmp_path: Path) -> None:
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": page(),
+            "p.html": page(),
+            "robots.txt": "User-agent: *\nAllow: /\nSitemap: {{origin}}/i0.xml\n",
+            "i0.xml": index("/i1.xml"),
+            "i1.xml": index("/i2.xml"),
+            "i2.xml": index("/u.xml"),
+            "u.xml": urlset("/p.html"),
+        },
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert paths(server, rows) == ["/p.html"]
+    assert by_type(rows, "site")[0]["discovery"] == "sitemap"
+
+
+@deferred_f_from_coro_f
+async def test_empty_guessed_sitemap_falls_back_to_links(serve_site: Serve, tmp_path: Path) -> None:
+    site = build(
+        tmp_path / "s",
+        {"index.html": page("/a.html"), "a.html": page(), "sitemap_index.xml": urlset()},
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert sorted(paths(server, rows)) == ["/", "/a.html"]
+    assert by_type(rows, "site")[0]["discovery"] == "links"
+    for guess in ("/sitemap.xml", "/sitemap_index.xml", "/sitemap-index.xml"):
+        assert server.hits(guess) == 1
+
+
+@deferred_f_from_coro_f
+async def test_redirects_are_checked_against_robots_and_scope(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": page("/go", "/out"),
+            "robots.txt": "User-agent: *\nDisallow: /private/\n",
+            "private/x.html": page(),
+        },
+        routes={
+            "/go": {"status": 302, "location": "/private/x.html"},
+            "/out": {"status": 302, "location": "http://localhost:1/elsewhere.html"},
+        },
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert paths(server, rows) == ["/"]
+    assert server.hits("/private/x.html") == 0
+    reasons = {
+        r["url"].removeprefix(server.base_url): r["reason"]
+        for r in summary_of(tmp_path)["rejected"]
+    }
+    assert reasons["/go"].startswith("robots")
+    assert reasons["/out"].startswith("offsite_redirect")
+    assert by_type(rows, "site")[0]["robots_blocked"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_page_inputs_get_rows_when_their_site_is_unreachable(tmp_path: Path) -> None:
+    rows = await crawl(tmp_path, start="http://127.0.0.1:9/a.html http://127.0.0.1:9/b.html")
+    urls = {r["url"] for r in by_type(rows, "diagnostic")}
+    assert {"http://127.0.0.1:9/a.html", "http://127.0.0.1:9/b.html"} <= urls
+    assert all(r["error_type"] == "unreachable" for r in by_type(rows, "diagnostic"))
+
+
+@deferred_f_from_coro_f
+async def test_typed_url_disallowed_by_robots_is_a_blocked_row(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = build(
+        tmp_path / "s",
+        {"robots.txt": "User-agent: *\nDisallow: /private/\n", "private/a.html": page()},
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/private/a.html")
+    (diag,) = by_type(rows, "diagnostic")
+    assert diag["error_type"] == "blocked" and diag["url"].endswith("/private/a.html")
+    assert server.hits("/private/a.html") == 0
+
+
+@deferred_f_from_coro_f
+async def test_a_shallower_path_rescues_a_page_first_found_too_deep(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    # The fast chain b -> c -> d finds x at depth 4 first; the slow page a finds it at 2.
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": page("/a.html", "/b.html"),
+            "b.html": page("/c.html"),
+            "c.html": page("/d.html"),
+            "d.html": page("/x.html"),
+            "x.html": page(),
+        },
+        routes={"/a.html": {"delay": 1.5, "body": page("/x.html")}},
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/", max_depth="3")
+    depth = {p: r["depth"] for p, r in zip(paths(server, rows), by_type(rows, "page"), strict=True)}
+    assert depth["/x.html"] == 2
+    assert not any(r["reason"] == "max_depth" for r in summary_of(tmp_path)["rejected"])
+
+
+@deferred_f_from_coro_f
+async def test_redirect_chain_too_long_is_an_http_error(serve_site: Serve, tmp_path: Path) -> None:
+    routes = {f"/r{i}": {"status": 302, "location": f"/r{i + 1}"} for i in range(15)}
+    site = build(tmp_path / "s", {"index.html": page("/r0")}, routes=routes)
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    (diag,) = by_type(rows, "diagnostic")
+    assert diag["error_type"] == "http-error" and "redirects" in diag["error"]

@@ -1,0 +1,56 @@
+"""Check redirect targets like any other URL: same website, and allowed by robots.txt.
+
+Scrapy's RedirectMiddleware sends the redirected request back through the scheduler and
+every downloader middleware, so this one sees it before it is fetched. Requests carry
+``redirect_times`` (set by Scrapy) and our ``webmd_site`` / ``webmd_kind`` meta. Reads
+the spider's ``robots`` rules and run ledger; refused targets are recorded in the ledger
+(``robots`` or ``offsite_redirect``), marked ``webmd_rejected`` and dropped with
+``IgnoreRequest``. A URL the user typed (depth 0, ``input``) may redirect to another
+host: that is where the user's page lives.
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
+
+from webmd_spider.urls import site_key
+
+
+class RedirectGuardMiddleware:
+    """Refuse redirects that leave the website or land on a robots-disallowed URL."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        meta = request.meta
+        if not meta.get("redirect_times") or meta.get("webmd_kind") not in ("page", "sitemap"):
+            return
+        spider = self.crawler.spider
+        ledger = getattr(spider, "ledger", None)
+        website = meta.get("webmd_site", "")
+        if ledger is None or website not in ledger.sites:
+            return
+        original = meta.get("webmd_url", request.url)
+        typed = meta.get("webmd_via") == "input"
+        reason = None
+        if site_key(request.url) != website and not typed and meta["webmd_kind"] == "page":
+            reason = f"offsite_redirect:{request.url}"
+        else:
+            rules = getattr(spider, "robots", {}).get(website)
+            if rules is not None and not rules.allowed(request.url):
+                ledger.sites[website].robots_blocked += 1
+                reason = f"robots:redirect to {request.url}"
+        if reason is None:
+            return
+        ledger.reject(original, reason, website)
+        meta["webmd_rejected"] = reason
+        raise IgnoreRequest(f"redirect refused: {reason}")
