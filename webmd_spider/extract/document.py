@@ -7,6 +7,7 @@ tests can import them without pulling in lxml.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -68,6 +69,8 @@ class Document:
     nofollow: bool = False
     meta_robots: str | None = None
     images: list[Image] = field(default_factory=list)
+    #: data tables of the content: {index, caption, headers, header_rows, rows}, spans expanded
+    tables: list[dict[str, Any]] = field(default_factory=list)
     extraction_method: str = "none"
     boilerplate_ratio: float = 0.0
     word_count: int = 0
