@@ -73,6 +73,8 @@ def test_webmd_demo_serves_and_crawls_the_bundled_site(tmp_path: Path) -> None:
     assert len(pages) >= 10
     (site,) = by_type(rows, "site")
     assert site["discovery"] == "sitemap" and site["robots_blocked"] >= 1
+    errors = sorted(r["error_type"] for r in by_type(rows, "diagnostic"))
+    assert errors == ["empty", "http-error"]  # a stale sitemap entry and a JavaScript shell
     # the demo's chrome (cookie bar, navigation) stays out of the Markdown
     assert not any("We use cookies" in r["markdown"] for r in pages)
     assert any("```python" in r["markdown"] for r in pages)
