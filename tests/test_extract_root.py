@@ -1,0 +1,341 @@
+"""select_content: root steps with their fall-throughs, and boilerplate rules with their guards."""
+
+from __future__ import annotations
+
+import lxml.html
+import pytest
+
+from webmd_spider.extract.boilerplate import CHROME, NOT_CHROME, name_verdict
+from webmd_spider.extract.clean import remove_never_content
+from webmd_spider.extract.parse import parse_html
+from webmd_spider.extract.root import Selection, select_content
+
+PROSE = (
+    "Glaciers move slowly because ice deforms under its own weight. "
+    "Scientists measure that flow with stakes, satellites and patience. "
+)
+NAV = (
+    "<nav><ul><li><a href='/'>Home</a></li><li><a href='/a'>About</a></li>"
+    "<li><a href='/b'>Blog</a></li><li><a href='/c'>Contact</a></li></ul></nav>"
+)
+FOOTER = "<footer><p>Copyright 2025 Example Inc.</p><a href='/privacy'>Privacy</a></footer>"
+
+
+def prose(n: int = 4, word: str = "") -> str:
+    return "<p>" + (word + " " if word else "") + PROSE * n + "</p>"
+
+
+def select(body: str, title: str = "Page") -> Selection:
+    root = parse_html(f"<html><head><title>{title}</title></head><body>{body}</body></html>")
+    assert root is not None
+    remove_never_content(root)
+    return select_content(root)
+
+
+def words(selection: Selection) -> str:
+    return " ".join(" ".join(selection.root.itertext()).split())
+
+
+# --- class / id words -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("nav", "site-footer", "main-nav", "mainNav", "post-share", "share-buttons"),
+        *("sidebar", "related-posts", "cookie-banner", "breadcrumbs", "ad", "ad-slot"),
+        *("sr-only", "toc"),
+    ],
+)
+def test_chrome_names(name: str) -> None:
+    assert name_verdict(name) == CHROME
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("social-security", "related-work", "menu-planning", "ad-hoc", "socialSecurity"),
+        *("content-header", "comment-body", "entry-content", "nav-tabs", "download"),
+        "header-image",
+    ],
+)
+def test_content_names(name: str) -> None:
+    assert name_verdict(name) == NOT_CHROME
+
+
+def test_class_words_remove_chrome_but_keep_content_compounds() -> None:
+    sel = select(
+        "<article><h1>Benefits</h1>"
+        + prose()
+        + "<div class='social-security'><p>Social Security pays at 67.</p></div>"
+        + "<section class='related-work'><p>Smith (2020) measured the same.</p></section>"
+        + "<div class='menu-planning'><p>Plan the week's dinners on Sunday.</p></div>"
+        + "<p class='ad-hoc'>An ad-hoc committee decided.</p>"
+        + "<div class='post-share'><a href='/fb'>Facebook</a> <a href='/tw'>Twitter</a></div>"
+        + "<div class='ad-slot'>Buy now</div>"
+        + "<span class='sr-only'>Skip to content</span></article>"
+    )
+    text = words(sel)
+    for kept in ("Social Security pays", "Smith (2020)", "dinners on Sunday", "ad-hoc committee"):
+        assert kept in text
+    for gone in ("Facebook", "Buy now", "Skip to content"):
+        assert gone not in text
+
+
+def test_class_rule_never_removes_element_with_h1_or_most_text() -> None:
+    sel = select(
+        NAV + "<div class='page-header'><h1>The Title</h1></div>"
+        "<div class='widget'>" + prose(8) + "</div>" + FOOTER
+    )
+    text = words(sel)
+    assert "The Title" in text
+    assert "Glaciers move slowly" in text
+
+
+# --- landmarks ----------------------------------------------------------------------
+
+
+def test_landmarks_go_but_article_header_stays() -> None:
+    sel = select(
+        "<header><a href='/'>Logo</a>" + NAV + "</header>"
+        "<main><article><header><h1>Ice Flow</h1><p>By Ann</p></header>"
+        + prose()
+        + "<aside><h3>Popular</h3><a href='/x'>X</a> <a href='/y'>Y</a></aside>"
+        "</article></main>" + FOOTER
+    )
+    text = words(sel)
+    assert sel.method == "article"
+    assert "Ice Flow" in text and "By Ann" in text
+    assert "Logo" not in text and "Popular" not in text and "Copyright" not in text
+
+
+def test_note_aside_and_prose_aside_stay() -> None:
+    sel = select(
+        "<article><h1>Guide</h1>"
+        + prose()
+        + "<aside class='note'><p>Back up first.</p></aside>"
+        + "<aside><p>"
+        + PROSE * 3
+        + "</p></aside>"
+        + "<aside class='ads'><p>Sponsored</p></aside></article>"
+    )
+    text = words(sel)
+    assert "Back up first." in text
+    assert text.count("Glaciers move slowly") == 7
+    assert "Sponsored" not in text
+
+
+def test_role_marked_section_with_heading_and_prose_stays() -> None:
+    sel = select(
+        "<main><h1>Report</h1>"
+        + prose()
+        + "<div role='complementary'><h2>Method</h2>"
+        + prose(3)
+        + "</div><div role='navigation'><a href='/1'>1</a> <a href='/2'>2</a></div></main>"
+    )
+    text = words(sel)
+    assert "Method" in text
+    assert text.count("Glaciers move slowly") == 7
+
+
+def test_forum_comment_bodies_stay() -> None:
+    posts = "".join(
+        f"<div class='comment'><a href='/u/{i}'>user{i}</a>{prose(2)}</div>" for i in range(4)
+    )
+    sel = select(NAV + f"<main><h1>Thread: ice</h1><div class='comments'>{posts}</div></main>")
+    text = words(sel)
+    assert text.count("Glaciers move slowly") == 8
+
+
+def test_blog_comment_widget_goes() -> None:
+    comments = "".join(
+        f"<li class='comment'><a href='/u/{i}'>reader{i}</a><p>Great post, thanks a lot for "
+        "this, really helpful.</p><a href='#reply'>Reply</a></li>"
+        for i in range(3)
+    )
+    sel = select(
+        "<article><h1>Post</h1>"
+        + prose(6)
+        + f"<div id='comments' class='comments-area'><h3>3 comments</h3><ol>{comments}</ol>"
+        "</div></article>"
+    )
+    text = words(sel)
+    assert "Glaciers move slowly" in text
+    assert "Great post" not in text and "3 comments" not in text
+
+
+# --- text-recognised chrome ---------------------------------------------------------
+
+
+def test_cookie_banner_recognised_by_its_words() -> None:
+    sel = select(
+        "<main><h1>Cookies in HTTP</h1>"
+        + prose()
+        + "<p>Servers set cookies with Set-Cookie; browsers accept them by default.</p>"
+        "<div class='box'><p>We use cookies to improve your experience. "
+        "<a href='/privacy'>Learn more</a></p><a href='#'>Accept all</a></div></main>"
+    )
+    text = words(sel)
+    assert "We use cookies" not in text and "Accept all" not in text
+    assert "Servers set cookies" in text
+
+
+def test_link_farm_goes() -> None:
+    farm = "".join(f"<a href='/t/{i}'>Topic number {i}</a> " for i in range(6))
+    sel = select("<article><h1>Story</h1>" + prose(6) + f"<div class='x'>{farm}</div></article>")
+    text = words(sel)
+    assert "Topic number" not in text
+    assert "Glaciers" in text
+
+
+def test_related_heading_with_links_goes_but_with_prose_stays() -> None:
+    links = "".join(f"<li><a href='/p{i}'>Another story {i}</a></li>" for i in range(3))
+    sel = select(
+        "<article><h1>Story</h1>"
+        + prose(6)
+        + "<h2>Read next</h2><p>"
+        + PROSE
+        + "</p>"
+        + f"<h3>Related posts</h3><ul>{links}</ul></article>"
+    )
+    text = words(sel)
+    assert "Read next" in text
+    assert "Related posts" not in text and "Another story" not in text
+
+
+def test_permalink_anchors_and_edit_links_go() -> None:
+    sel = select(
+        "<article><h1>Doc <a class='headerlink' href='#doc'>¶</a></h1>"
+        "<h2 id='s'>Setup <a href='#s' aria-label='link'>#</a></h2>"
+        + prose()
+        + "<h2><a href='#u'>Usage</a></h2><p>Run it.</p>"
+        "<a href='https://github.com/x/y/edit/main/doc.md'>Edit this page</a>"
+        "<a href='https://github.com/x/y/blob/main/doc.md'>Edit on GitHub</a></article>"
+    )
+    text = words(sel)
+    assert "¶" not in text and "#" not in text
+    assert "Edit this page" not in text and "Edit on GitHub" not in text
+    assert "Doc" in text and "Setup" in text and "Usage" in text
+
+
+# --- root steps -----------------------------------------------------------------------
+
+
+def test_article_step() -> None:
+    sel = select(NAV + "<div class='wrap'><article><h1>A</h1>" + prose() + "</article></div>")
+    assert sel.method == "article" and sel.root.tag == "article"
+
+
+def test_main_step() -> None:
+    sel = select(NAV + "<div role='main'><h1>M</h1>" + prose() + "</div>" + FOOTER)
+    assert sel.method == "main"
+    assert "Home" not in words(sel)
+
+
+def test_container_step() -> None:
+    sel = select(
+        NAV + "<div id='wrap'><h1>C</h1><div class='entry-content'>" + prose() + "</div>"
+        "<div class='sidebar-box'><p>Other things.</p></div></div>" + FOOTER
+    )
+    assert sel.method == "container"
+    assert "Glaciers" in words(sel) and "Home" not in words(sel)
+
+
+def test_density_step_widens_to_h1() -> None:
+    sel = select(
+        NAV
+        + "<div class='x'><div class='y'><h1>Dense</h1><div class='z'>"
+        + prose(2)
+        + prose(2)
+        + "</div></div><div class='w'><a href='/1'>one</a></div></div>"
+    )
+    assert sel.method == "density"
+    text = words(sel)
+    assert "Dense" in text and "Glaciers" in text and "Home" not in text
+
+
+def test_body_fallback_and_ratio() -> None:
+    sel = select("<p>Short.</p>")
+    assert sel.method == "body"
+    assert sel.boilerplate_ratio == 0.0
+
+
+def test_small_article_falls_through() -> None:
+    sel = select("<article><p>Tiny teaser.</p></article><main><h1>Real</h1>" + prose() + "</main>")
+    assert sel.method == "main"
+
+
+def test_article_without_h1_and_little_prose_is_not_accepted() -> None:
+    sel = select(
+        "<article>"
+        + prose(1)
+        + "</article><div id='content'><h1>Main story</h1>"
+        + prose(8)
+        + "</div>"
+    )
+    assert sel.method == "container"
+    assert "Main story" in words(sel)
+
+
+def test_article_with_30_percent_prose_is_accepted_without_h1() -> None:
+    sel = select("<article>" + prose(4) + "</article><div>" + prose(4) + "</div>")
+    assert sel.method == "article"
+
+
+def test_cards_listing_keeps_all_cards() -> None:
+    cards = "".join(
+        f"<article class='card'><header><h2><a href='/p{i}'>Post {i}</a></h2></header>"
+        f"<p>Summary {i}: {PROSE}</p></article>"
+        for i in range(5)
+    )
+    sel = select(NAV + f"<main><h1>Blog</h1>{cards}</main>" + FOOTER)
+    assert sel.method == "main"
+    text = words(sel)
+    for i in range(5):
+        assert f"Post {i}" in text and f"Summary {i}" in text
+
+
+def test_content_header_class_is_found() -> None:
+    sel = select(
+        "<div class='site-header'>" + NAV + "</div>"
+        "<div class='content-header'><h1>Inside a header class</h1>" + prose() + "</div>"
+        "<div class='site-footer'><p>Footer text</p></div>"
+    )
+    text = words(sel)
+    assert "Inside a header class" in text and "Glaciers" in text
+    assert "Footer text" not in text and "Home" not in text
+
+
+def test_boilerplate_ratio_counts_what_was_cut() -> None:
+    root = parse_html(
+        "<html><body>" + NAV + "<article><h1>T</h1>" + prose() + "</article></body></html>"
+    )
+    assert root is not None
+    body = root.find("body")
+    assert body is not None
+    page_chars = len(" ".join(body.text_content().split()))
+    remove_never_content(root)
+    sel = select_content(root, page_chars)
+    assert 0.0 < sel.boilerplate_ratio < 0.2
+
+
+def test_empty_body() -> None:
+    root = lxml.html.document_fromstring("<html><body></body></html>")
+    remove_never_content(root)
+    sel = select_content(root)
+    assert sel.method == "body" and sel.boilerplate_ratio == 0.0
+
+
+def test_deep_nesting() -> None:
+    root = lxml.html.document_fromstring("<html><body></body></html>")
+    node = root.find("body")
+    assert node is not None
+    lxml.html.etree.SubElement(node, "h1").text = "Deep"
+    for _ in range(20_000):
+        node = lxml.html.etree.SubElement(node, "div", {"class": "wrap"})
+    lxml.html.etree.SubElement(node, "p").text = PROSE * 3
+    lxml.html.etree.SubElement(node, "nav").text = "menu"
+    remove_never_content(root)
+    sel = select_content(root)
+    text = words(sel)
+    assert "Glaciers" in text and "Deep" in text and "menu" not in text

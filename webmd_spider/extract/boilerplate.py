@@ -1,0 +1,340 @@
+"""Cut page chrome out of the chosen content root, in place.
+
+Rules (vocabulary in `vocabulary.py`):
+
+* landmark tags and roles (nav, header, footer, aside, banner, complementary...),
+  except an article's own header with its title, an aside that is a note or
+  holds prose, and a role-marked section with its own heading and prose;
+* ids / classes made of chrome words ("site-footer", "mainNav", "post-share"),
+  never one holding the page's <h1>, most of the content, 200+ characters of
+  prose, or a link-light majority of its own container;
+* link farms, cookie notices recognised by their words, "Related posts"
+  headings with their link lists, heading permalinks and "Edit this page" links.
+
+One top-down walk with an explicit stack (no recursion); text sizes come from
+the `TextStats` measured once before.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from lxml import etree
+
+from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, PROSE, Element, TextStats
+
+_NAME_SPLIT = re.compile(r"[\s\-_:./]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPACES = re.compile(r"\s+")
+_HEADER_WORDS = frozenset({"header", "masthead", "banner", "topbar"})
+_HEADING_XPATH = "descendant::*[self::h1 or self::h2 or self::h3]"
+
+# Verdicts of a class or id name, weakest first (an element takes the strongest).
+NOT_CHROME = 0
+HEADER = 1  # chrome only through a header word: may be an article's own header
+COMMENTS = 2  # a comment thread: kept only as the link-light majority of its container
+CHROME = 3
+
+
+@lru_cache(maxsize=8192)
+def name_verdict(name: str) -> int:
+    """Judge one class or id name: NOT_CHROME, CHROME, or HEADER."""
+    lower = name.lower()
+    if lower in v.CONTENT_NAMES:
+        return NOT_CHROME
+    if lower in v.BOILERPLATE_NAMES:
+        return CHROME
+    words = [w.lower() for part in _NAME_SPLIT.split(name) for w in _CAMEL.split(part) if w]
+    chrome = [w for w in words if w in v.BOILERPLATE_WORDS]
+    if not chrome or any(w in v.CONTENT_WORDS for w in words):
+        return NOT_CHROME
+    for word in words:
+        if not (word in v.BOILERPLATE_WORDS or word in v.QUALIFIER_WORDS or word.isdigit()):
+            return NOT_CHROME
+    if all(w in _HEADER_WORDS for w in chrome):
+        return HEADER
+    return COMMENTS if all(w in v.COMMENT_WORDS for w in chrome) else CHROME
+
+
+@lru_cache(maxsize=8192)
+def attr_verdict(value: str) -> int:
+    """Judge a whole class attribute (or id): the strongest verdict of its names."""
+    return max((name_verdict(n) for n in value.split()), default=NOT_CHROME)
+
+
+def element_verdict(element: Element) -> int:
+    """Chrome verdict of an element's id and classes."""
+    verdict = NOT_CHROME
+    for attr in ("class", "id"):
+        value = element.get(attr)
+        if value:
+            verdict = max(verdict, attr_verdict(value))
+            if verdict == CHROME:
+                return CHROME
+    return verdict
+
+
+def class_words(element: Element) -> set[str]:
+    """Lower-cased words of the element's classes and id."""
+    raw = f"{element.get('class') or ''} {element.get('id') or ''}"
+    return {w.lower() for part in _NAME_SPLIT.split(raw) for w in _CAMEL.split(part) if w}
+
+
+_COOKIE_TEXTS = etree.XPath(
+    "descendant::text()[" + " or ".join(f"contains(., '{h}')" for h in v.COOKIE_TEXT_HINTS) + "]"
+)
+
+
+def chrome_candidates(top: Element, stats: TextStats) -> list[Element]:
+    """Elements under `top` that some chrome rule might remove: landmark tags and
+    roles, chrome-classed ids / classes, and link farms (unique, document order
+    except link farms last)."""
+    found: dict[Element, None] = {}
+    tags = v.BOILERPLATE_TAGS
+    roles = v.BOILERPLATE_ROLES
+    for element in stats.elements:
+        if element.tag in tags:
+            found[element] = None
+            continue
+        cls = element.get("class")
+        if cls and attr_verdict(cls) != NOT_CHROME:
+            found[element] = None
+            continue
+        ident = element.get("id")
+        if ident and attr_verdict(ident) != NOT_CHROME:
+            found[element] = None
+            continue
+        role = element.get("role")
+        if role and role.lower() in roles:
+            found[element] = None
+    for element in stats.link_farms:
+        found[element] = None
+    found.pop(top, None)
+    return list(found)
+
+
+class Cleaner:
+    """Boilerplate removal inside one content root."""
+
+    def __init__(
+        self,
+        root: Element,
+        stats: TextStats,
+        h1: Element | None,
+        candidates: list[Element] | None = None,
+    ) -> None:
+        self.root = root
+        self.stats = stats
+        self.of = stats.of
+        self.protected: set[Element] = set()
+        if h1 is not None:
+            self.protected.add(h1)
+            self.protected.update(h1.iterancestors())
+        self.content_chars = max(1, stats.chars(root))
+        self.root_is_page = root.tag in ("body", "html")
+        self.candidates = chrome_candidates(root, stats) if candidates is None else candidates
+        self._groups: dict[tuple[Element, str], int] = {}
+
+    def run(self) -> None:
+        inside: list[tuple[int, Element]] = []
+        for element in self.candidates:
+            depth = _depth_below(element, self.root)
+            if depth > 0 and element not in self.protected:
+                inside.append((depth, element))
+        inside.sort(key=lambda pair: pair[0])  # outer boxes first
+        for _, element in inside:
+            # dropped with an outer box already: no longer under the root
+            if _depth_below(element, self.root) > 0 and self._is_chrome(element):
+                element.drop_tree()
+        self._remove_cookie_notices()
+        self._remove_related_lists()
+        self._remove_anchor_links()
+
+    # -- landmark, class and link-farm rules ----------------------------------
+
+    def _is_chrome(self, element: Element) -> bool:
+        if element in self.protected:
+            return False
+        s = self.of.get(element)
+        if s is None:
+            return False
+        tag = element.tag
+        role = (element.get("role") or "").lower()
+        if tag in v.BOILERPLATE_TAGS or role in v.BOILERPLATE_ROLES:
+            return self._landmark_is_chrome(element, tag, role, s)
+        verdict = element_verdict(element)
+        if verdict != NOT_CHROME:
+            if verdict == HEADER and self._is_own_header(element):
+                return False
+            return not self._class_guard(element, s, prose_guard=verdict != COMMENTS)
+        return (  # a link farm
+            tag in v.LINK_FARM_TAGS
+            and s[LINKS] >= v.LINK_FARM_MIN_LINKS
+            and s[LINK_CHARS] >= v.LINK_FARM_LINK_SHARE * s[CHARS]
+            and s[CHARS] <= v.LINK_FARM_MAX_SHARE * self.content_chars
+        )
+
+    def _landmark_is_chrome(
+        self, element: Element, tag: str, role: str, s: tuple[int, ...]
+    ) -> bool:
+        if s[CHARS] > v.GUARD_CONTENT_SHARE * self.content_chars:
+            return False
+        if (tag == "header" or role == "banner") and self._is_own_header(element):
+            return False
+        aside = tag == "aside" or role == "complementary"
+        if aside and (class_words(element) & v.ADMONITION_WORDS or s[PROSE] >= v.ASIDE_KEEP_PROSE):
+            return False
+        if role and tag not in v.BOILERPLATE_TAGS:
+            has_heading = next(element.iter(*v.HEADING_TAGS), None) is not None
+            if has_heading and s[PROSE] >= v.SECTION_KEEP_PROSE:
+                return False
+        return True
+
+    def _is_own_header(self, element: Element) -> bool:
+        """A header with a title that belongs to an article, not to the site."""
+        if not element.xpath(_HEADING_XPATH):
+            return False
+        if not self.root_is_page:
+            return True
+        return any(a.tag == "article" for a in element.iterancestors())
+
+    def _class_guard(self, element: Element, s: tuple[int, ...], *, prose_guard: bool) -> bool:
+        """True when a class-matched element must stay. Comment threads are
+        prose by nature: for them only the majority rule counts."""
+        chars = s[CHARS]
+        if chars > v.GUARD_CONTENT_SHARE * self.content_chars:
+            return True
+        if (
+            prose_guard
+            and s[PROSE] >= v.GUARD_PROSE_CHARS
+            and s[PROSE] >= v.GUARD_PROSE_SHARE * chars
+        ):
+            return True
+        parent = element.getparent()
+        if parent is None or s[LINK_CHARS] > v.GUARD_MAJORITY_LINK_SHARE * chars:
+            return False
+        # the element, with its siblings of the same class (the posts of a
+        # forum thread), is the link-light majority of its container
+        cls = element.get("class")
+        group = self._group_chars(parent, cls) if cls else chars
+        return (
+            group >= v.GUARD_MAJORITY_MIN_CHARS
+            and group >= v.GUARD_MAJORITY_SHARE * self.stats.chars(parent)
+        )
+
+    def _group_chars(self, parent: Element, cls: str) -> int:
+        """Text of the children of `parent` with class `cls` (cached: no quadratic walks)."""
+        key = (parent, cls)
+        if key not in self._groups:
+            self._groups[key] = sum(self.stats.chars(e) for e in parent if e.get("class") == cls)
+        return self._groups[key]
+
+    # -- text-recognised chrome -------------------------------------------------
+
+    def _remove_cookie_notices(self) -> None:
+        texts: list[Any] = _COOKIE_TEXTS(self.root)  # type: ignore[assignment]
+        for text in texts:
+            holder = text.getparent()
+            if holder is None:
+                continue
+            if text.is_tail:
+                holder = holder.getparent()
+            block = None
+            while holder is not None and holder is not self.root:
+                if self.stats.chars(holder) > v.COOKIE_MAX_CHARS or holder in self.protected:
+                    break
+                block = holder
+                holder = holder.getparent()
+            if block is None or block.getparent() is None:
+                continue
+            if block.tag in v.INLINE_TAGS or block.tag in ("p", "li", "td", "pre", "blockquote"):
+                continue
+            words = " ".join(block.itertext())
+            if v.COOKIE_PHRASES.search(words) and v.COOKIE_ACTIONS.search(words):
+                block.drop_tree()
+
+    def _remove_related_lists(self) -> None:
+        for heading in list(self.root.iter(*v.RELATED_HEADING_TAGS)):
+            if heading.getparent() is None or heading in self.protected:
+                continue
+            if self.stats.chars(heading) > v.RELATED_HEADING_MAX_CHARS:
+                continue
+            if not v.RELATED_HEADINGS.match(_SPACES.sub(" ", heading.text_content())):
+                continue
+            anchor = heading
+            following = heading.getnext()
+            # <div><h3>Related</h3></div><ul>...</ul>: the heading alone in a wrapper
+            parent = heading.getparent()
+            if following is None and parent is not None and len(parent) == 1:
+                anchor, following = parent, parent.getnext()
+            lists = []
+            while following is not None and self._is_link_list(following):
+                lists.append(following)
+                following = following.getnext()
+            if lists:
+                for element in (anchor, *lists):
+                    element.drop_tree()
+
+    def _is_link_list(self, element: Element) -> bool:
+        s = self.of.get(element)
+        if s is None or not isinstance(element.tag, str) or element in self.protected:
+            return False
+        return s[LINKS] >= 2 and s[LINK_CHARS] >= v.RELATED_LIST_LINK_SHARE * s[CHARS]
+
+    def _remove_anchor_links(self) -> None:
+        doomed = []
+        for link in self.root.iter("a"):
+            s = self.of.get(link)
+            if s is None or not 0 <= s[CHARS] <= v.EDIT_LINK_MAX_CHARS:
+                continue
+            text = None
+            if s[CHARS] <= v.PERMALINK_MAX_CHARS:
+                classes = set((link.get("class") or "").lower().split())
+                if classes & v.PERMALINK_CLASSES or _in_heading(link, link.get("href") or ""):
+                    text = _link_text(link)
+                    if len(text) <= 2 or text.lower() in v.PERMALINK_TEXTS:
+                        doomed.append(link)
+                        continue
+            if s[CHARS] >= 4:
+                text = _link_text(link) if text is None else text
+                if v.EDIT_LINK_TEXT.match(text):
+                    doomed.append(link)
+        for link in doomed:
+            if link.getparent() is not None:
+                link.drop_tree()
+
+
+def _link_text(link: Element) -> str:
+    raw = link.text or "" if len(link) == 0 else link.text_content()
+    return _SPACES.sub(" ", raw).strip()
+
+
+def _depth_below(element: Element, root: Element) -> int:
+    """How many levels `element` is below `root`; 0 when it is not under it."""
+    for depth, ancestor in enumerate(element.iterancestors(), start=1):
+        if ancestor is root:
+            return depth
+    return 0
+
+
+def _in_heading(link: Element, href: str) -> bool:
+    """A short in-page link inside a heading is that heading's permalink."""
+    if not href.startswith("#"):
+        return False
+    return any(a.tag in v.HEADING_TAGS for a in link.iterancestors())
+
+
+def remove_boilerplate(
+    root: Element,
+    stats: TextStats,
+    h1: Element | None,
+    candidates: list[Element] | None = None,
+) -> None:
+    """Remove page chrome inside `root` (never `root` itself or the page's `h1`).
+
+    `candidates` are `chrome_candidates()` of the page (found again when None).
+    """
+    Cleaner(root, stats, h1, candidates).run()

@@ -1,0 +1,320 @@
+"""Find the content root of a cleaned page and cut the chrome out of it.
+
+Steps, each falling through when its pick holds under `MIN_ROOT_CHARS`
+characters or is not accepted (it must hold the page's ``<h1>`` or 30% of the
+page's prose):
+
+1. ``article``: the only one, or the one holding half of the page's text
+   (several smaller ones are cards of a listing: the step is skipped);
+2. ``main``: ``<main>`` or ``[role=main]``;
+3. ``container``: a well-known content container (``.entry-content``, ``#content``...);
+4. ``density``: the block that gathers the most paragraph text outside links,
+   widened to the smallest ancestor holding 60% of the page's prose outside
+   chrome and to the page's ``<h1>``;
+5. ``body``.
+
+Then `boilerplate.remove_boilerplate` cleans the root in place. Text sizes
+are measured once (`stats.measure`); nothing here recurses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import lxml.html
+
+from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.boilerplate import (
+    COMMENTS,
+    chrome_candidates,
+    element_verdict,
+    remove_boilerplate,
+)
+from webmd_spider.extract.stats import Element, TextStats, measure
+
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class Selection:
+    """The content root chosen by `select_content`."""
+
+    root: lxml.html.HtmlElement  # the content root, already cleaned of boilerplate (in place)
+    method: str  # "article" | "main" | "container" | "density" | "body"
+    boilerplate_ratio: float  # share (0..1, 3 decimals) of the page's visible text removed
+
+
+def _container_index() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """class / id / itemprop value -> tier of CONTENT_CONTAINERS."""
+    index: dict[str, dict[str, int]] = {"class": {}, "id": {}, "itemprop": {}}
+    for tier, entries in enumerate(v.CONTENT_CONTAINERS):
+        for attr, value in entries:
+            index[attr].setdefault(value, tier)
+    return index["class"], index["id"], index["itemprop"]
+
+
+_CONTAINER_CLASSES, _CONTAINER_IDS, _CONTAINER_ITEMPROPS = _container_index()
+
+
+def _tier(value: str, index: dict[str, int]) -> int:
+    """Best CONTENT_CONTAINERS tier of an attribute value's names, 99 if none."""
+    return min((index.get(n, 99) for n in value.split()), default=99)
+
+
+def select_content(root: lxml.html.HtmlElement, page_text_chars: int | None = None) -> Selection:
+    """Choose the content root of `root` (a cleaned page) and clean it of chrome.
+
+    `page_text_chars` is the visible text of the page before any cleaning
+    (whitespace runs as one space), for the boilerplate ratio; when None it is
+    measured here, on the page as it is now.
+    """
+    body = _body(root)
+    if page_text_chars is None:
+        page_text_chars = _visible_chars(body)
+    stats = measure(body)
+    h1 = _page_h1(root, body, stats)
+    candidates = chrome_candidates(body, stats)
+    finder = _Finder(body, stats, h1, candidates)
+    content, method = finder.find()
+    remove_boilerplate(content, stats, h1, candidates)
+    kept = _visible_chars(content)
+    ratio = 1.0 - kept / page_text_chars if page_text_chars > 0 else 0.0
+    return Selection(
+        root=content, method=method, boilerplate_ratio=round(min(1.0, max(0.0, ratio)), 3)
+    )
+
+
+def _body(root: Element) -> Element:
+    if root.tag == "html":
+        body = root.find("body")
+        if body is not None:
+            return body
+    return root
+
+
+def _visible_chars(element: Element) -> int:
+    """Characters of the element's text, whitespace runs counted as one space."""
+    return int(element.xpath("string-length(normalize-space())"))
+
+
+def _normalized(text: str) -> str:
+    return _SPACES.sub(" ", text).strip().lower()
+
+
+def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
+    """The page's title heading, or None when every <h1> is a logo or site name.
+
+    An <h1> scores up when <title> starts with its text, down when its text is
+    only elsewhere in <title> (the site name) or it sits in page chrome.
+    """
+    h1s = [h for h in body.iter("h1") if stats.chars(h) > 0][: v.MAX_H1_CANDIDATES]
+    if not h1s:
+        return None
+    title_el = root.find("head/title") if root.tag == "html" else None
+    title = _normalized(title_el.text_content()) if title_el is not None else ""
+    best, best_score = None, -2.0
+    for h1 in h1s:
+        text = _normalized(h1.text_content())
+        score = 0.0
+        if title and text:
+            if title.startswith(text[:40]) or text.startswith(title[:40]):
+                score += 2
+            elif text in title:
+                score -= 1
+        if _in_chrome(h1):
+            score -= 1
+        if h1.find(".//a") is not None or any(a.tag == "a" for a in h1.iterancestors()):
+            score -= 1  # a logo linking home
+        score += min(len(text), 100) / 1000  # ties: the longer heading
+        if score > best_score:
+            best, best_score = h1, score
+    return best
+
+
+def _in_chrome(element: Element) -> bool:
+    """Inside nav / footer / aside, a site banner, or a chrome-classed box."""
+    in_article = False
+    for ancestor in element.iterancestors():
+        tag = ancestor.tag
+        if tag in ("article", "main"):
+            in_article = True
+        elif tag in ("nav", "footer", "aside"):
+            return True
+        elif tag == "header" and not in_article:
+            return not any(a.tag in ("article", "main") for a in ancestor.iterancestors())
+        role = ancestor.get("role")
+        if role in ("banner", "navigation", "contentinfo"):
+            return True
+        if element_verdict(ancestor) >= COMMENTS:
+            return True
+    return False
+
+
+class _Finder:
+    def __init__(
+        self, body: Element, stats: TextStats, h1: Element | None, candidates: list[Element]
+    ) -> None:
+        self.body = body
+        self.candidates = candidates
+        self.stats = stats
+        self.h1 = h1
+        self.h1_path: set[Element] = set(h1.iterancestors()) | {h1} if h1 is not None else set()
+        self.page_chars = stats.chars(body)
+        # prose outside page chrome: sidebars, comment threads, footers
+        self.page_prose = stats.prose(body) - self._chrome_prose()
+
+    def find(self) -> tuple[Element, str]:
+        for method, step in (
+            ("article", self._article),
+            ("main", self._main),
+            ("container", self._container),
+            ("density", self._density),
+        ):
+            found = step()
+            if found is not None and found is not self.body:
+                return self._take_h1(found, method), method
+            if found is self.body:
+                break
+        return self.body, "body"
+
+    def _big(self, element: Element) -> bool:
+        return self.stats.chars(element) >= v.MIN_ROOT_CHARS
+
+    def _accepted(self, element: Element) -> bool:
+        if element in self.h1_path:
+            return True
+        if self.page_prose > 0:
+            return self.stats.prose(element) >= v.ACCEPT_PROSE_SHARE * self.page_prose
+        return self.stats.chars(element) >= v.ACCEPT_PROSE_SHARE * self.page_chars
+
+    def _best(self, candidates: list[Element]) -> Element | None:
+        good = [c for c in candidates if self._big(c) and self._accepted(c)]
+        return max(good, key=self.stats.chars) if good else None
+
+    def _article(self) -> Element | None:
+        articles = [a for a in self.body.iter("article") if self._big(a)]
+        if not articles:
+            return None
+        biggest = max(articles, key=self.stats.chars)
+        # nested articles (comments inside a post) and articles inside chrome
+        # (comment threads, related boxes) do not make a listing
+        articles = [a for a in articles if a in self.h1_path or not _in_chrome(a)]
+        if not articles:
+            return None
+        biggest = max(articles, key=self.stats.chars)
+        outer = [a for a in articles if not any(p.tag == "article" for p in a.iterancestors())]
+        total = sum(self.stats.chars(a) for a in outer)
+        if self.stats.chars(biggest) < v.ARTICLE_MAJORITY * total:
+            return None  # cards of a listing
+        return biggest if self._accepted(biggest) else None
+
+    def _main(self) -> Element | None:
+        mains = [*self.body.iter("main"), *self.body.xpath(".//*[@role='main']")]
+        return self._best(mains)
+
+    def _container(self) -> Element | None:
+        tiers: list[list[Element]] = [[] for _ in v.CONTENT_CONTAINERS]
+        ids, classes = _CONTAINER_IDS, _CONTAINER_CLASSES
+        for element in self.stats.elements:
+            ident = element.get("id")
+            tier = ids.get(ident, 99) if ident else 99
+            cls = element.get("class")
+            if cls:
+                tier = min(tier, _tier(cls, classes))
+            if tier < 99:
+                tiers[tier].append(element)
+        for element in self.body.xpath(".//*[@itemprop]"):
+            tier = _tier(element.get("itemprop") or "", _CONTAINER_ITEMPROPS)
+            if tier < 99 and element not in tiers[tier]:
+                tiers[tier].append(element)
+        for candidates in tiers:
+            chosen = self._best(candidates)
+            if chosen is None:
+                continue
+            chosen = self._gather(chosen, candidates)
+            if chosen is not None:
+                return chosen
+        return None
+
+    def _gather(self, chosen: Element, candidates: list[Element]) -> Element | None:
+        """A container class used on several separate blocks (the parts of one
+        article body, or a component class): their lowest common ancestor,
+        when the others hold as much prose as half of `chosen`'s."""
+        path = set(chosen.iterancestors())
+        others = [
+            c
+            for c in candidates
+            if c is not chosen
+            and c not in path
+            and self.stats.prose(c) > 0
+            and chosen not in set(c.iterancestors())
+        ]
+        if sum(self.stats.prose(c) for c in others) < v.CONTAINER_SPLIT_SHARE * self.stats.prose(
+            chosen
+        ):
+            return chosen
+        common = chosen
+        for other in others:
+            ancestors = set(other.iterancestors())
+            while common not in ancestors and common is not self.body:
+                parent = common.getparent()
+                if parent is None:
+                    break
+                common = parent
+        if common is self.body or not self._accepted(common):
+            return None
+        return common
+
+    def _density(self) -> Element | None:
+        scores: dict[Element, float] = {}
+        for paragraph, chars in self.stats.paragraphs:
+            parent = paragraph.getparent()
+            if parent is None:
+                continue
+            scores[parent] = scores.get(parent, 0.0) + chars
+            grandparent = parent.getparent()
+            if grandparent is not None:
+                scores[grandparent] = scores.get(grandparent, 0.0) + chars / 2
+        if not scores:
+            return None
+        best = max(scores, key=scores.__getitem__)
+        target = v.DENSITY_WIDEN_SHARE * self.page_prose
+        while best is not self.body and self.stats.prose(best) < target:
+            parent = best.getparent()
+            if parent is None:
+                break
+            best = parent
+        if self.h1 is not None:
+            while best not in self.h1_path and best is not self.body:
+                parent = best.getparent()
+                if parent is None:
+                    break
+                best = parent
+        return best if self._big(best) else None
+
+    def _chrome_prose(self) -> int:
+        """Prose inside the outermost chrome candidates of the page (sidebars,
+        comment threads, footers), not counting any holding the <h1> or most prose."""
+        whole = self.stats.prose(self.body)
+        boxes = {
+            c
+            for c in self.candidates
+            if c not in self.h1_path and 0 < self.stats.prose(c) <= v.GUARD_CONTENT_SHARE * whole
+        }
+        return sum(
+            self.stats.prose(c) for c in boxes if not any(a in boxes for a in c.iterancestors())
+        )
+
+    def _take_h1(self, found: Element, method: str) -> Element:
+        """Widen `found` to the page's <h1> when that adds little more than the
+        heading (a title and byline just above the article body)."""
+        if self.h1 is None or found in self.h1_path:
+            return found
+        limit = self.stats.chars(found) + self.stats.chars(self.h1) + v.H1_WIDEN_SLACK_CHARS
+        ancestor = found.getparent()
+        while ancestor is not None and ancestor not in self.h1_path:
+            ancestor = ancestor.getparent()
+        if ancestor is None or ancestor is self.body:
+            return found
+        return ancestor if self.stats.chars(ancestor) <= limit else found

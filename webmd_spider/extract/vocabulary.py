@@ -1,0 +1,309 @@
+"""Every heuristic word, tag, selector and threshold of content selection, as data.
+
+`clean.py` (what is never content) and `root.py` / `boilerplate.py` (which
+region is the content, and what chrome to cut out of it) hold only logic; the
+vocabulary they judge pages by lives here, so it can be reviewed and tuned in
+one place. Lengths are characters of stripped text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- clean.py: never content -------------------------------------------------
+
+#: Elements whose content is never visible text (iframe is kept with keep_frames).
+NEVER_CONTENT_TAGS = frozenset(
+    {
+        *("script", "style", "noscript", "svg", "template", "canvas"),
+        *("object", "embed", "audio", "video", "math-field"),
+    }
+)
+FRAME_TAGS = frozenset({"iframe", "frame", "frameset"})
+#: Form controls: their text is labels and option lists, not content.
+FORM_CONTROL_TAGS = frozenset({"input", "select", "textarea", "button", "datalist"})
+#: A control inside one of these is the visible text of a heading or a
+#: disclosure (accordion titles are buttons): its words are kept, the tag goes.
+CONTROL_KEEP_TEXT_PARENTS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "summary", "dt"})
+#: A <form> is kept (unwrapped) when it holds this share of the body's text
+#: (ASP.NET wraps the whole page in one), this many characters, or a content
+#: landmark; otherwise it is a search box, login or comment form and goes.
+FORM_KEEP_SHARE = 0.3
+FORM_KEEP_CHARS = 1000
+FORM_KEEP_IF_CONTAINS = ("h1", "article", "main")
+
+#: Inline styles that hide an element (matched on the lower-cased, space-free style).
+HIDDEN_STYLES = ("display:none", "visibility:hidden")
+#: Hidden tab panels are content (the other language of a code sample...).
+TABPANEL_ROLES = frozenset({"tabpanel"})
+TABPANEL_CLASSES = frozenset(
+    {
+        *("tab-pane", "tab-panel", "tabpanel", "tabs-panel", "tab-content-item"),
+        *("tabbed-block", "tabs__panel", "tabs-panel", "tab__content", "tabitem"),
+        *("code-tab", "code-tabs-panel", "sphinx-tabs-panel", "tab-item-content"),
+    }
+)
+#: Attribute names whose presence marks a tab panel ([data-tab]-style panels).
+TABPANEL_ATTRS = ("data-tab", "data-tab-content", "data-tab-panel", "data-tabs-panel")
+#: Attributes of a panel naming its language or tab, in order of trust.
+TAB_NAME_ATTRS = ("data-lang", "data-language", "data-tab-name", "data-tab", "data-value")
+#: Attributes of a tab control pointing at its panel ("#id" or "id").
+TAB_CONTROL_ATTRS = ("aria-controls", "data-target", "data-bs-target", "href")
+#: A class "language-x" / "lang-x" names the panel's language.
+TAB_LANG_CLASS = re.compile(r"^(?:language|lang)-([\w+#.-]{1,30})$", re.IGNORECASE)
+#: Bare class words that name a programming language (for "tab-pane python").
+LANGUAGE_NAMES = frozenset(
+    {
+        *("python", "py", "javascript", "js", "typescript", "ts", "java", "kotlin"),
+        *("go", "golang", "ruby", "rb", "php", "csharp", "cs", "c", "cpp", "rust"),
+        *("swift", "scala", "bash", "shell", "sh", "curl", "powershell", "http"),
+        *("node", "nodejs", "json", "yaml", "xml", "html", "css", "sql", "r", "perl"),
+        *("dart", "elixir", "objc", "objective-c", "dotnet", "vb", "cli", "console"),
+    }
+)
+#: Longest tab label we believe is a label and not a paragraph.
+TAB_LABEL_MAX_CHARS = 40
+
+# --- text statistics ------------------------------------------------------------
+
+#: Elements that flow inside a block: their text joins the surrounding paragraph.
+INLINE_TAGS = frozenset(
+    {
+        *("a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code"),
+        *("data", "dfn", "em", "font", "i", "img", "ins", "del", "kbd", "label"),
+        *("mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong"),
+        *("sub", "sup", "time", "tt", "u", "var", "wbr", "math"),
+    }
+)
+HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: A paragraph's words count as prose when it has this many characters outside
+#: links and either ends a sentence or is long, and is not mostly links.
+PROSE_MIN_CHARS = 30
+PROSE_LONG_CHARS = 100
+PROSE_MAX_LINK_SHARE = 0.5
+#: A sentence ends here, or (CJK, written without spaces) a run of ideographs reads as prose.
+SENTENCE_END = re.compile(
+    r"[.!?\u061f\u0964][\"'\u201d\u2019)\]]*(?:\s|$)|[\u3002\uff01\uff1f\uff0c\u3001]"
+    r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{12}"
+)
+
+# --- root.py: finding the content root -----------------------------------------
+
+#: A step's pick holding less text than this falls through to the next step.
+MIN_ROOT_CHARS = 150
+#: Of several <article>s, one holding this share of the page's text is the
+#: article; otherwise they are cards of a listing.
+ARTICLE_MAJORITY = 0.5
+#: A root is accepted when it holds the page's <h1> or this share of its prose.
+ACCEPT_PROSE_SHARE = 0.3
+#: The density pick is widened to the smallest ancestor holding this share of the prose.
+DENSITY_WIDEN_SHARE = 0.6
+#: Widen a root to take in the page's <h1> when that adds at most the heading
+#: and this many characters (a byline, a date): a title just above the body.
+H1_WIDEN_SLACK_CHARS = 300
+#: A container class found on separate blocks whose prose is this share of the
+#: chosen one's: the root is their common ancestor.
+CONTAINER_SPLIT_SHARE = 0.5
+#: Well-known content containers, most specific first. Each entry is
+#: (attribute, value): "id" and "class" match one id / class token exactly,
+#: "itemprop" the attribute value. The first tier that matches a large enough
+#: element wins; within a tier, the element with the most text.
+CONTENT_CONTAINERS: tuple[tuple[tuple[str, str], ...], ...] = (
+    (
+        ("itemprop", "articleBody"),
+        ("class", "post-content"),
+        ("class", "entry-content"),
+        ("class", "article-body"),
+        ("class", "article-content"),
+        ("class", "articleBody"),
+        ("class", "article__body"),
+        ("class", "article__content"),
+        ("class", "post-body"),
+        ("class", "post__content"),
+        ("class", "story-body"),
+        ("class", "markdown-body"),
+        ("class", "mw-parser-output"),
+        ("class", "rst-content"),
+        ("class", "doc-content"),
+        ("class", "docs-content"),
+        ("class", "md-content"),
+        ("class", "theme-doc-markdown"),
+        ("class", "body-content"),
+        ("id", "article-body"),
+        ("id", "mw-content-text"),
+        ("id", "post-content"),
+        ("id", "story"),
+    ),
+    (
+        ("id", "main-content"),
+        ("id", "maincontent"),
+        ("id", "content"),
+        ("id", "main"),
+        ("class", "documentation"),
+        ("class", "prose"),
+        ("class", "main-content"),
+        ("class", "content"),
+        ("class", "page-content"),
+        ("class", "post"),
+        ("class", "entry"),
+        ("class", "article"),
+    ),
+)
+#: Title of the page's <h1> is looked for in <title> when there are several.
+MAX_H1_CANDIDATES = 8
+
+# --- boilerplate ----------------------------------------------------------------
+
+BOILERPLATE_TAGS = frozenset({"nav", "header", "footer", "aside", "dialog", "menu"})
+BOILERPLATE_ROLES = frozenset(
+    {
+        *("navigation", "banner", "contentinfo", "complementary", "search"),
+        *("dialog", "alertdialog", "menu", "menubar", "toolbar", "tablist"),
+    }
+)
+#: Class words of an <aside> (or complementary box) that is part of the text.
+ADMONITION_WORDS = frozenset(
+    {
+        *("note", "notes", "warning", "warn", "tip", "tips", "callout", "admonition"),
+        *("caution", "important", "info", "hint", "danger", "attention", "notice"),
+        *("alert", "example", "sidenote", "aside-note", "pullquote", "blockquote"),
+        *("definition", "seealso", "todo", "error", "success", "box-note"),
+    }
+)
+#: An aside / complementary box holding this much prose is kept.
+ASIDE_KEEP_PROSE = 200
+#: A role-marked or chrome-tagged element with its own heading and this much prose stays.
+SECTION_KEEP_PROSE = 300
+
+#: id / class words that mark page chrome. A class or id is split into words on
+#: "-", "_", spaces and camelCase; it marks chrome when one of its words is in
+#: this set and every other word is a chrome word or a QUALIFIER ("site-footer",
+#: "mainNav", "post-share", "share-buttons"), so "social-security",
+#: "related-work", "menu-planning" and "ad-hoc" do not.
+BOILERPLATE_WORDS = frozenset(
+    {
+        *("nav", "navbar", "navigation", "navlinks", "menu", "menubar", "submenu"),
+        *("sidebar", "sidenav", "footer", "header", "masthead", "topbar", "cookie"),
+        *("cookies", "consent", "gdpr", "banner", "breadcrumb", "breadcrumbs"),
+        *("share", "sharing", "social", "comment", "comments", "disqus", "related"),
+        *("promo", "promotion", "advert", "advertisement", "ad", "ads", "adsense"),
+        *("sponsor", "sponsored", "popup", "modal", "newsletter", "subscribe"),
+        *("subscription", "signup", "toc", "pagination", "pager", "widget"),
+        *("widgets", "outbrain", "taboola", "recirc", "recommended", "trending"),
+        *("skiplink", "skip", "editsection", "byline-share", "dropdown", "offcanvas"),
+        *("tags", "tagcloud", "taglist", "crumbs", "toolbar", "shoutbox", "jump"),
+        *("lightbox", "overlay", "paywall", "colophon", "sitemap", "masthead"),
+    }
+)
+#: Chrome words of comment threads: such a box is kept only when it is the
+#: link-light majority of its container (a forum thread), not for its prose.
+COMMENT_WORDS = frozenset({"comment", "comments", "disqus", "respond", "replies"})
+#: Words that only qualify a chrome word: "site-footer", "main-nav",
+#: "post-share", "share-buttons", "related-posts", "ad-slot". Numbers count too.
+QUALIFIER_WORDS = frozenset(
+    {
+        *("site", "main", "page", "global", "top", "bottom", "primary", "secondary"),
+        *("post", "posts", "entry", "article", "articles", "story", "stories", "left"),
+        *("right", "wrapper", "wrap", "container", "inner", "outer", "area", "box"),
+        *("block", "section", "bar", "links", "link", "list", "item", "items", "group"),
+        *("region", "mobile", "desktop", "buttons", "button", "btn", "icons", "icon"),
+        *("tools", "tool", "count", "counter", "form", "holder", "panel", "unit"),
+        *("slot", "placeholder", "module", "zone", "sticky", "fixed", "col", "column"),
+        *("pane", "notice", "strip", "rail", "horizontal", "vertical", "sub", "full"),
+        *("tertiary", "wide", "js", "ui", "c", "l", "m", "o", "u", "x", "new", "v"),
+        *("default", "simple", "small", "large", "lg", "sm", "md", "xs", "xl", "toggle"),
+        *("trigger", "title", "label", "heading", "respond", "reply", "thread"),
+        *("threads", "meta", "info", "card", "cards", "feed", "layout", "upper"),
+        *("lower", "above", "below", "after", "before", "end", "start", "home", "more"),
+        *("next", "previous", "prev", "back", "static", "widget", "wrapper", "area"),
+    }
+)
+#: A class or id with one of these words names content, whatever else it says:
+#: "comment-body", "content-header", "article-text".
+CONTENT_WORDS = frozenset({"content", "contents", "body", "text", "prose", "copy"})
+#: Whole class / id names that are chrome although their words are not
+#: ("sr-only" is screen-reader text, "screen-reader-text" the same).
+BOILERPLATE_NAMES = frozenset(
+    {
+        *("sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text"),
+        *("skip-link", "skip-to-content", "skip-nav", "screenreader-only", "a11y-only"),
+        *("share-this", "addthis", "sharedaddy", "jp-relatedposts", "yarpp-related"),
+        *("mw-editsection", "printfooter", "catlinks", "navbox", "mw-jump-link"),
+        *("hidden-print", "noprint", "print-only"),
+    }
+)
+#: Names with a chrome word that are content although every other word is a
+#: qualifier (the qualifier rule already keeps "social-security", "related-work",
+#: "menu-planning", "ad-hoc": "security", "work", "planning", "hoc" are not qualifiers).
+CONTENT_NAMES = frozenset(
+    {"social-security", "related-work", "related-works", "menu-planning", "ad-hoc", "ad-lib"}
+)
+#: Guards of the class rule (see boilerplate.py).
+GUARD_CONTENT_SHARE = 0.5  # holds more than this share of the root's text
+GUARD_PROSE_CHARS = 200  # holds this much prose ...
+GUARD_PROSE_SHARE = 0.5  # ... that is at least this share of its own text
+GUARD_MAJORITY_SHARE = 0.5  # a link-light majority of its own parent
+GUARD_MAJORITY_LINK_SHARE = 0.3
+GUARD_MAJORITY_MIN_CHARS = 200
+
+#: Cookie / consent notices recognised by their words, in a short block.
+COOKIE_WORDS = re.compile(r"\b(?:cookies?|consent|gdpr|privacy settings)\b", re.IGNORECASE)
+COOKIE_PHRASES = re.compile(
+    r"\b(?:(?:we|this (?:web)?site|our (?:web)?site|site) (?:uses?|using|store|stores|may use)"
+    r"|cookie (?:policy|settings|preferences|notice|consent|banner)"
+    r"|(?:use|uses|using|accept|enable|allow|reject|manage) (?:of )?(?:all )?cookies"
+    r"|gdpr|your consent|consent (?:to|preferences|settings))",
+    re.IGNORECASE,
+)
+COOKIE_ACTIONS = re.compile(
+    r"\b(?:accept|agree|reject|decline|allow|got it|ok|okay|i understand|dismiss"
+    r"|close|continue|consent|settings|preferences|learn more|more info)\b",
+    re.IGNORECASE,
+)
+COOKIE_MAX_CHARS = 700
+COOKIE_TEXT_HINTS = ("ookie", "onsent", "GDPR")
+
+#: Link farms: a block with this many links, this share of link text, and at
+#: most this share of the root's text.
+LINK_FARM_MIN_LINKS = 4
+LINK_FARM_LINK_SHARE = 0.7
+LINK_FARM_MAX_SHARE = 0.2
+LINK_FARM_TAGS = frozenset(
+    {"div", "section", "ul", "ol", "dl", "table", "nav", "aside", "footer", "header", "p"}
+)
+
+#: Headings that open a list of links to other pages.
+RELATED_HEADINGS = re.compile(
+    r"^\s*(?:related(?:\s+(?:posts?|articles?|stories|content|reading|links|videos|guides|pages))?"
+    r"|read\s+(?:next|more|also)|more\s+(?:from|on|in|stories|articles|posts|like this|to read)\b.*"
+    r"|(?:you|we\s+think\s+you)\s+(?:may|might|will|would)\s+(?:also\s+)?"
+    r"(?:like|enjoy|be interested).*"
+    r"|recommended(?:\s+(?:for you|reading|articles|posts|stories))?|popular(?:\s+\w+)?"
+    r"|trending(?:\s+\w+)?|most\s+(?:read|popular|viewed|shared)|latest\s+(?:posts|news|articles)"
+    r"|also\s+(?:read|on|in)\b.*|further\s+reading|keep\s+reading|don'?t\s+miss"
+    r"|recent\s+(?:posts|articles|stories))\s*[:.!]?\s*$",
+    re.IGNORECASE,
+)
+RELATED_HEADING_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+#: What follows such a heading is a link list when this share of it is link text.
+RELATED_LIST_LINK_SHARE = 0.5
+RELATED_HEADING_MAX_CHARS = 60
+
+#: Heading permalink anchors: by class, or by text when they point into the page.
+PERMALINK_CLASSES = frozenset(
+    {
+        *("headerlink", "anchor", "hash-link", "anchor-link", "heading-anchor"),
+        *("header-anchor", "permalink", "anchorjs-link", "heading-link", "direct-link"),
+        *("deep-link", "self-link", "headinganchor", "anchor-icon", "octicon-link"),
+    }
+)
+PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "link", "permalink", "⚓", "¶#", "#¶"})
+#: "Edit this page"-style links (matched on the whole, stripped link text).
+EDIT_LINK_TEXT = re.compile(
+    r"^\[?\s*(?:edit(?:\s+(?:this\s+page|on\s+github|on\s+gitlab|page|source|this\s+article|"
+    r"this\s+doc(?:ument)?|this\s+section))?|improve\s+this\s+(?:page|doc|article)"
+    r"|suggest\s+(?:an\s+)?edits?|view\s+(?:page\s+)?source|view\s+on\s+github)\s*\]?$",
+    re.IGNORECASE,
+)
+EDIT_LINK_MAX_CHARS = 40
+PERMALINK_MAX_CHARS = 10
