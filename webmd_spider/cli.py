@@ -1,21 +1,34 @@
-"""The ``webmd`` command: ``webmd demo [URL]`` and ``webmd crawl URL``.
+"""The ``webmd`` command: ``webmd demo [URL]``, ``webmd crawl URL`` and ``webmd convert FILE``.
 
 ``demo`` with no URL serves the bundled demo site on 127.0.0.1 and crawls it, so the
 project can be tried offline; with a URL it crawls that site. Both run the real
-``scrapy crawl site`` in a child process and print where the rows went. Nothing in the
-project imports this module.
+``scrapy crawl site`` in a child process and print where the rows went.
+
+``convert`` runs the extractor on HTML without crawling: one file (or ``-`` for stdin)
+to Markdown, text or the whole Document as JSON; or, with ``--jsonl``, a stream of
+``{"id", "url", "html"}`` lines on stdin to ``{"id", "text", "markdown", "cpu_ms"}``
+lines on stdout (the ``--cmd`` contract of the extraction quality harness). Nothing in
+the project imports this module.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from webmd_spider.demo.server import SiteServer, demo_site_path
+
+if TYPE_CHECKING:
+    from webmd_spider.extract import ExtractOptions
 
 
 def _crawl(url: str, out: Path, extra: list[str]) -> int:
@@ -58,6 +71,134 @@ def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
     return code
 
 
+def _options(args: argparse.Namespace) -> ExtractOptions:
+    """The options of a ``convert`` run (extract is imported lazily: demo/crawl skip it)."""
+    from webmd_spider.extract import ExtractOptions
+
+    return ExtractOptions(include_html=args.include_html, max_chars=args.max_chars)
+
+
+def _write(stream: IO[bytes], text: str) -> None:
+    """Write `text` as UTF-8 (lone surrogates from odd input become U+FFFD) and flush."""
+    stream.write(text.encode("utf-8", "replace"))
+    stream.flush()
+
+
+def _json_line(obj: dict[str, Any]) -> str:
+    try:
+        line = json.dumps(obj, ensure_ascii=False)
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escape them instead of mangling
+        line = json.dumps(obj, ensure_ascii=True)
+    return line + "\n"
+
+
+def _convert_line(line: bytes, options: ExtractOptions) -> dict[str, Any]:
+    """One ``--jsonl`` input line to one output object; never raises."""
+    from webmd_spider.extract import extract
+
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        return {"id": None, "error": f"invalid JSON: {exc}"}
+    if not isinstance(obj, dict):
+        return {"id": None, "error": "a line must be a JSON object {id, url, html}"}
+    doc_id = obj.get("id")
+    html, url = obj.get("html"), obj.get("url") or ""
+    if "id" not in obj:
+        return {"id": None, "error": "missing 'id'"}
+    if not isinstance(html, str):
+        return {"id": doc_id, "error": "'html' must be a string"}
+    if not isinstance(url, str):
+        return {"id": doc_id, "error": "'url' must be a string"}
+    start = time.process_time()
+    doc = extract(html, url, options=options)
+    cpu_ms = (time.process_time() - start) * 1000.0
+    out: dict[str, Any] = {"id": doc_id, "text": doc.text, "markdown": doc.markdown}
+    if options.include_html:
+        out["html"] = doc.html
+    if doc.error:
+        out["error"] = doc.error
+    out["cpu_ms"] = cpu_ms
+    return out
+
+
+def _convert_jsonl(lines: Iterable[bytes], out: IO[bytes], options: ExtractOptions) -> int:
+    for line in lines:
+        if line.strip():
+            _write(out, _json_line(_convert_line(line, options)))
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    """``webmd convert``: see the module docstring. Exit 0 on success, 1 when the page
+    gave nothing (extraction error), 2 on bad usage or an unreadable file."""
+    from webmd_spider.extract import extract
+
+    options = _options(args)
+    out = sys.stdout.buffer
+    if args.jsonl:
+        if args.source not in (None, "-"):
+            print("webmd convert: --jsonl reads stdin; give no FILE (or -)", file=sys.stderr)
+            return 2
+        return _convert_jsonl(sys.stdin.buffer, out, options)
+    if args.source is None:
+        print("webmd convert: give an HTML FILE, or - for stdin (or use --jsonl)", file=sys.stderr)
+        return 2
+    if args.source == "-":
+        body = sys.stdin.buffer.read()
+    else:
+        try:
+            body = Path(args.source).read_bytes()
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            print(f"webmd convert: cannot read {args.source}: {reason}", file=sys.stderr)
+            return 2
+    doc = extract(body, args.url, encoding=args.encoding, options=options)
+    if args.format == "json":
+        _write(out, json.dumps(dataclasses.asdict(doc), ensure_ascii=False, indent=2) + "\n")
+    else:
+        result = doc.markdown if args.format == "markdown" else doc.text
+        _write(out, result + ("\n" if result and not result.endswith("\n") else ""))
+    if doc.error:
+        print(f"webmd convert: {args.source}: {doc.error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_convert(sub: Any) -> None:
+    convert = sub.add_parser(
+        "convert",
+        help="print the Markdown (or text, or JSON) of an HTML file or stdin; --jsonl for batches",
+        description="Extract one HTML page (FILE, or - for stdin) without crawling. With "
+        '--jsonl, read {"id","url","html"} JSON lines on stdin and write '
+        '{"id","text","markdown","cpu_ms"} lines (a bad line gives {"id","error"}).',
+    )
+    convert.add_argument("source", nargs="?", metavar="FILE", help="HTML file, or - for stdin")
+    convert.add_argument(
+        "--format", choices=("markdown", "text", "json"), default="markdown",
+        help="markdown (default), text, or json: the whole Document",
+    )  # fmt: skip
+    convert.add_argument(
+        "--url", default="http://localhost/", help="page URL links resolve against"
+    )
+    convert.add_argument("--encoding", help="charset of FILE if known (default: sniffed)")
+    convert.add_argument(
+        "--include-html", action="store_true", help="also keep the content region's HTML"
+    )
+    convert.add_argument(
+        "--max-chars", type=_non_negative, default=0, help="cut the Markdown (0 = no limit)"
+    )
+    convert.add_argument("--jsonl", action="store_true", help="batch mode on stdin/stdout")
+
+
+def _non_negative(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be >= 0")
+    return number
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``webmd`` console script."""
     parser = argparse.ArgumentParser(prog="webmd", description=__doc__.split("\n\n")[0])
@@ -71,7 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     crawl = sub.add_parser("crawl", help="crawl URL (same as scrapy crawl site -a start=URL)")
     crawl.add_argument("url")
     crawl.add_argument("--out", type=Path)
+    _add_convert(sub)
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["convert"]:
+        args = parser.parse_args(argv)
+        try:
+            return cmd_convert(args)
+        except BrokenPipeError:  # `webmd convert page.html | head`
+            sys.stderr.close()
+            return 1
     # Everything after `--` goes to `scrapy crawl` unchanged (-s NAME=VALUE, -a name=value).
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)

@@ -1,0 +1,159 @@
+"""``webmd convert``: one file or stdin to Markdown/text/JSON, and the ``--jsonl`` batch
+contract of the extraction harness, run as a subprocess the way a user (or the harness)
+runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+PROSE = (
+    "The river valley was settled late, because the spring floods reached far into the "
+    "plain and no one trusted the ground until the first levees were finished. "
+) * 4
+PAGE = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Valley notes</title>
+<meta name="author" content="Ada Field"></head>
+<body>
+<nav><a href="/">Home</a> <a href="/about">About us</a></nav>
+<article>
+<h1>Valley notes</h1>
+<p>{PROSE}</p>
+<h2>Levees</h2>
+<p>{PROSE} See <a href="levees.html">the levee map</a>.</p>
+<ul><li>North levee, built first</li><li>South levee, built later</li></ul>
+<pre><code class="language-python">print("flood level")</code></pre>
+<p>Café crème and naïve façades: non-ASCII text survives.</p>
+</article>
+<footer>Copyright 2026 Valley Society</footer>
+</body></html>
+"""
+
+
+def convert(
+    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    command = [sys.executable, "-m", "webmd_spider.cli", "convert", *args]
+    return subprocess.run(
+        command, input=stdin, capture_output=True, timeout=120, check=False, cwd=cwd,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )  # fmt: skip
+
+
+def page_file(tmp_path: Path) -> Path:
+    path = tmp_path / "page.html"
+    path.write_text(PAGE, encoding="utf-8")
+    return path
+
+
+def test_file_to_markdown(tmp_path: Path) -> None:
+    done = convert(str(page_file(tmp_path)), "--url", "https://valley.example/notes/")
+    assert done.returncode == 0, done.stderr.decode()
+    md = done.stdout.decode("utf-8")
+    assert "# Valley notes" in md
+    assert "## Levees" in md
+    assert "```python" in md and 'print("flood level")' in md
+    assert "[the levee map](https://valley.example/notes/levees.html)" in md
+    assert "Café crème" in md
+    assert "About us" not in md and "Copyright 2026" not in md
+
+
+def test_stdin_and_default_url() -> None:
+    done = convert("-", stdin=PAGE.encode("utf-8"))
+    assert done.returncode == 0, done.stderr.decode()
+    md = done.stdout.decode("utf-8")
+    assert "## Levees" in md
+    assert "(http://localhost/levees.html)" in md
+
+
+def test_format_text_has_no_markdown_syntax(tmp_path: Path) -> None:
+    done = convert(str(page_file(tmp_path)), "--format", "text")
+    assert done.returncode == 0, done.stderr.decode()
+    text = done.stdout.decode("utf-8")
+    assert "Levees" in text and "North levee" in text
+    assert "## " not in text and "```" not in text and "](" not in text
+
+
+def test_format_json_is_the_whole_document(tmp_path: Path) -> None:
+    done = convert(str(page_file(tmp_path)), "--format", "json", "--include-html")
+    assert done.returncode == 0, done.stderr.decode()
+    doc = json.loads(done.stdout)
+    assert doc["title"] == "Valley notes"
+    assert doc["author"] == "Ada Field"
+    assert doc["language"] == "en"
+    assert "## Levees" in doc["markdown"]
+    assert {"level": 2, "text": "Levees"} in doc["headings"]
+    assert doc["html"] and "<h2>" in doc["html"]
+    assert doc["error"] is None and doc["truncated"] is False
+
+
+def test_max_chars_truncates(tmp_path: Path) -> None:
+    done = convert(str(page_file(tmp_path)), "--format", "json", "--max-chars", "200")
+    doc = json.loads(done.stdout)
+    assert doc["truncated"] is True
+    assert len(doc["markdown"]) <= 200
+
+
+def test_jsonl_round_trip_with_a_broken_line() -> None:
+    lines = [
+        json.dumps({"id": "one", "url": "https://valley.example/a", "html": PAGE}),
+        "{this is not json",
+        json.dumps({"id": 3, "url": "", "html": "<p>Ünïcode short page</p>"}),
+        json.dumps({"id": "no-html", "url": ""}),
+        "",
+    ]
+    done = convert("--jsonl", stdin="\n".join(lines).encode("utf-8"))
+    assert done.returncode == 0, done.stderr.decode()
+    out = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert len(out) == 4  # the blank line is skipped, every other line answers
+    first, broken, third, no_html = out
+    assert first["id"] == "one"
+    assert "## Levees" in first["markdown"] and "Levees" in first["text"]
+    assert "## " not in first["text"]
+    assert isinstance(first["cpu_ms"], float) and first["cpu_ms"] >= 0
+    assert broken["id"] is None and "invalid JSON" in broken["error"]
+    assert "text" not in broken
+    assert third["id"] == 3 and "Ünïcode short page" in third["text"]
+    assert no_html == {"id": "no-html", "error": "'html' must be a string"}
+
+
+def test_jsonl_flushes_each_line() -> None:
+    """The harness may read lines as they come: every answer is written and flushed
+    before the next input line is read."""
+    command = [sys.executable, "-m", "webmd_spider.cli", "convert", "--jsonl"]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write((json.dumps({"id": "x", "url": "", "html": PAGE}) + "\n").encode())
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())  # would hang without the flush
+        assert answer["id"] == "x"
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+
+
+def test_missing_file_exits_non_zero_with_a_clear_message(tmp_path: Path) -> None:
+    done = convert(str(tmp_path / "nope.html"))
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert f"cannot read {tmp_path / 'nope.html'}: No such file" in done.stderr.decode()
+
+
+def test_usage_errors(tmp_path: Path) -> None:
+    nothing = convert()
+    assert nothing.returncode == 2 and b"give an HTML FILE" in nothing.stderr
+    bad_format = convert(str(page_file(tmp_path)), "--format", "pdf")
+    assert bad_format.returncode == 2 and b"invalid choice" in bad_format.stderr
+    jsonl_with_file = convert("--jsonl", str(page_file(tmp_path)))
+    assert jsonl_with_file.returncode == 2 and b"--jsonl reads stdin" in jsonl_with_file.stderr
+
+
+def test_empty_input_reports_the_extraction_error() -> None:
+    done = convert("-", stdin=b"")
+    assert done.returncode == 1
+    assert b"webmd convert: -:" in done.stderr
