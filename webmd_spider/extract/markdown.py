@@ -1,111 +1,244 @@
 """The chosen content region (an lxml element) as Markdown and as plain text.
 
-Both renderings walk the same cleaned region, so they hold the same words:
-Markdown adds syntax (headings, bullets, links, fences), text adds none.
+`render()` walks the region once (see blocks.py) and returns both renderings
+plus the headings, links, images and data tables of the region. Markdown and
+text hold the same words: text is the Markdown minus its syntax (no URLs,
+markers, fences or pipes; code verbatim; image alt text only in Markdown).
+
+Conventions of the Markdown: ATX headings, "-" bullets, "1." numbers, fenced
+code (backticks, longer than any backtick run inside, language from the
+usual class names), GFM pipe tables with spans expanded by repetition,
+"<br>" inside table cells, backslash hard breaks, "*" emphasis, "**" strong,
+"~~" strikethrough; escaping only where Markdown would misread the text.
+Code blocks keep their whitespace exactly; outside them there is never more
+than one blank line in a row.
+
+`flatten_deep`, `to_markdown`, `to_text` and `truncate_blocks` are the older
+interface, kept as thin wrappers for `core.py`.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import lxml.html
 from lxml import etree
-from markdownify import ATX, BACKSLASH, MarkdownConverter
 
-# markdownify recurses about three Python frames per element; deeper content
-# is flattened to its text first so the interpreter's recursion limit is safe.
+from webmd_spider.extract.blocks import Block, Renderer, join_blocks, separator
+from webmd_spider.extract.document import Heading, Image, Link
+
 MAX_DEPTH = 100
 
-_BLANK_RUNS = re.compile(r"\n{3,}")
-_TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
-_LINKABLE = re.compile(r"^(?:https?|mailto):", re.IGNORECASE)
-_LANG_CLASS = re.compile(
-    r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)|brush:\s*([\w+#.-]+)", re.IGNORECASE
-)
-_LANG_NAME = re.compile(r"^[\w+#.-]{1,30}$")
-_BACKTICK_RUNS = re.compile(r"`+")
 
-# Blocks end a paragraph of text; "line" elements only end a line.
-_BLOCK_TAGS = frozenset(
-    {
-        *("address", "article", "aside", "blockquote", "caption", "center", "details"),
-        *("dialog", "div", "dl", "fieldset", "figcaption", "figure", "footer", "form"),
-        *("h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "main", "menu"),
-        *("nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "tfoot"),
-        *("thead", "ul"),
-    }
-)
-_LINE_TAGS = frozenset({"li", "dt", "dd", "tr"})
-_CELL_TAGS = frozenset({"td", "th"})
-_SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title"})
+@dataclass(slots=True)
+class Rendered:
+    """Everything `render()` produces from one region."""
+
+    markdown: str
+    text: str  # same words as markdown minus syntax; code verbatim
+    headings: list[Heading]
+    links: list[Link]  # absolute http(s), fragment removed, deduped, internal = same site
+    images: list[Image]  # absolute http(s), at most 100, no data: URIs / beacons / spacers
+    tables: list[dict[str, Any]]  # data tables: index, caption, headers, header_rows, rows
+    truncated: bool
 
 
-def code_language(el: Any) -> str | None:
-    """Language of a <pre> (a bs4 tag) from data-lang or a class on it or its <code> child.
+def render(
+    region: lxml.html.HtmlElement,
+    *,
+    base_url: str,
+    page_site: str,
+    keep_links: bool = True,
+    keep_images: bool = True,
+    max_chars: int = 0,
+) -> Rendered:
+    """Render `region` as Markdown and text in one walk; never raises.
 
-    Recognises class "language-x", "lang-x", "highlight-x" and "brush: x".
+    `base_url` resolves relative links and image sources (they are usually
+    absolute already); `page_site` is `urls.site_key(page_url)`, used for
+    `Link.internal`. `max_chars` > 0 cuts the Markdown at a block boundary at or
+    before that many characters (never inside a code fence) and sets
+    `truncated`; the text is cut to the same stretch of content.
     """
-    for node in (el, el.find("code")):
-        if node is None:
-            continue
-        for attr in ("data-lang", "data-language"):
-            value = (node.get(attr) or "").strip()
-            if _LANG_NAME.match(value):
-                return value.lower()
-        classes = node.get("class") or []
-        match = _LANG_CLASS.search(classes if isinstance(classes, str) else " ".join(classes))
-        if match:
-            return (match.group(1) or match.group(2)).lower()
-    return None
-
-
-class _Converter(MarkdownConverter):
-    """markdownify with our choices: links/images optional, safe code fences."""
-
-    def __init__(self, *, keep_links: bool, keep_images: bool) -> None:
-        super().__init__(
-            heading_style=ATX,
-            bullets="-",
-            code_language_callback=code_language,
-            table_infer_header=True,
-            newline_style=BACKSLASH,  # trailing-space breaks would be stripped
-            escape_underscores=False,  # snake_case words stay searchable
+    try:
+        return render_strict(
+            region,
+            base_url=base_url,
+            page_site=page_site,
+            keep_links=keep_links,
+            keep_images=keep_images,
+            max_chars=max_chars,
         )
-        self.keep_links = keep_links
-        self.keep_images = keep_images
-
-    def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        # javascript:, relative leftovers etc. are not useful targets: keep the words.
-        if not self.keep_links or not _LINKABLE.match(el.get("href") or ""):
-            return text
-        # markdownify's stub omits the convert_* methods it has at runtime.
-        return str(super().convert_a(el, text, parent_tags))  # type: ignore[misc]
-
-    def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        if not self.keep_images:
-            return ""
-        return str(super().convert_img(el, text, parent_tags))  # type: ignore[misc]
-
-    def convert_pre(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        if not text.strip("\n"):
-            return ""
-        language = code_language(el) or ""
-        # A fence must be longer than any backtick run inside the code.
-        longest = max((len(run) for run in _BACKTICK_RUNS.findall(text)), default=0)
-        fence = "`" * max(3, longest + 1)
-        return f"\n\n{fence}{language}\n{text.strip(chr(10))}\n{fence}\n\n"
+    except Exception:  # a converter bug must not lose the page: plain words
+        text = " ".join("".join(_safe_itertext(region)).split())
+        markdown, truncated = truncate_blocks(text, max_chars)
+        return Rendered(markdown, markdown, [], [], [], [], truncated)
 
 
-def tidy(markdown: str) -> str:
-    """No trailing whitespace, never more than one blank line in a row, no outer blank lines."""
-    return _BLANK_RUNS.sub("\n\n", _TRAILING_SPACE.sub("", markdown)).strip("\n")
+def _safe_itertext(region: etree._Element) -> list[str]:
+    try:
+        return [str(_STRING(region))]
+    except Exception:
+        return []
+
+
+_STRING = etree.XPath("string()")
+
+
+def render_strict(
+    region: etree._Element,
+    *,
+    base_url: str,
+    page_site: str,
+    keep_links: bool = True,
+    keep_images: bool = True,
+    max_chars: int = 0,
+    cell_sep: str = "\t",
+) -> Rendered:
+    """`render()` without the safety net (exceptions propagate); for tests."""
+    renderer = Renderer(
+        base_url=base_url,
+        page_site=page_site,
+        keep_links=keep_links,
+        keep_images=keep_images,
+        cell_sep=cell_sep,
+    )
+    blocks = renderer.run(region)
+    if max_chars > 0:
+        markdown, text, truncated = _truncate(blocks, max_chars)
+    else:
+        markdown, text = join_blocks(blocks)
+        truncated = False
+    return Rendered(
+        markdown=markdown,
+        text=text,
+        headings=renderer.headings,
+        links=renderer.links,
+        images=renderer.images,
+        tables=renderer.tables,
+        truncated=truncated,
+    )
+
+
+# --- truncation -----------------------------------------------------------------
+
+_FENCE_LINE = re.compile(r"^[ >]*(`{3,})([^`]*)$")
+_ITEM_START = re.compile(r"^(?:-|\d{1,9}\.)(?: |$)")
+
+
+def _cut_points(markdown: str, items: bool) -> list[int]:
+    """Offsets where `markdown` may be cut: before a blank line (or blank quote
+    line) outside fences, and with `items` also before a top-level list item."""
+    points: list[int] = []
+    fence = ""
+    offset = 0
+    for line in markdown.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if fence:
+            if match and match.group(1).startswith(fence) and not match.group(2).strip():
+                fence = ""
+        elif match:
+            fence = match.group(1)
+        elif offset and (
+            not line.strip(" >")
+            or (items and line[:1] in "-0123456789" and _ITEM_START.match(line))
+        ):
+            points.append(offset - 1)  # the "\n" before this line
+        offset += len(line) + 1
+    return points
+
+
+def _fences_balanced(markdown: str) -> bool:
+    fence = ""
+    for line in markdown.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if not match:
+            continue
+        if not fence:
+            fence = match.group(1)
+        elif match.group(1).startswith(fence) and not match.group(2).strip():
+            fence = ""
+    return not fence
+
+
+def _head(markdown: str, room: int, items: bool, first: bool) -> str:
+    """The longest prefix of `markdown` ending at a cut point and at most `room`
+    long; when `first` and none fits, a cut at a space outside any fence."""
+    best = ""
+    for point in _cut_points(markdown, items):
+        if point > room:
+            break
+        best = markdown[:point]
+    best = best.rstrip()
+    if best or not first:
+        return best
+    cut = markdown[:room]
+    if " " in cut.strip():
+        cut = cut.rsplit(None, 1)[0]
+    if _fences_balanced(cut):
+        return cut
+    # the cut falls inside a code block: keep whole code lines and close the fence
+    lines = cut.split("\n")
+    opened = max(i for i, line in enumerate(lines) if _FENCE_LINE.match(line))
+    match = _FENCE_LINE.match(lines[opened])
+    assert match is not None
+    closing = lines[opened][: match.start(2)]
+    kept = lines[: opened + 1]
+    size = sum(len(line) + 1 for line in kept) + len(closing)
+    for line in markdown.split("\n")[opened + 1 :]:
+        if size + len(line) + 1 > room:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    if len(kept) == opened + 1:  # not even one code line fits
+        return "\n".join(lines[:opened]).rstrip()
+    return "\n".join([*kept, closing])
+
+
+def _cut_text(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    return (cut.rsplit(None, 1)[0] if " " in cut.strip() else cut).rstrip()
+
+
+def _truncate(blocks: list[Block], max_chars: int) -> tuple[str, str, bool]:
+    """Join top-level blocks while they fit into `max_chars`; the first block that
+    does not fit contributes its own leading sub-blocks (paragraphs, items)."""
+    pieces: list[str] = []
+    texts: list[str] = []
+    total = 0
+    prev = -1
+    for md, tx, kind in blocks:
+        sep = separator(prev, kind) if pieces else ""
+        if total + len(sep) + len(md) <= max_chars:
+            pieces += (sep, md)
+            total += len(sep) + len(md)
+            if tx:
+                texts.append(tx)
+            prev = kind
+            continue
+        part = _head(md, max_chars - total - len(sep), items=True, first=not pieces)
+        if part:
+            pieces += (sep, part)
+            if tx:
+                texts.append(_cut_text(tx, len(part)))
+        return "".join(pieces), "\n\n".join(texts), True
+    return "".join(pieces), "\n\n".join(texts), False
+
+
+# --- the older interface (used by core.py) ----------------------------------------
+
+_BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 def flatten_deep(region: lxml.html.HtmlElement, max_depth: int = MAX_DEPTH) -> None:
     """Unwrap, in place, every element nested more than `max_depth` levels below `region`.
 
-    The text is kept; only the (pathological) structure below that depth is lost.
+    The text is kept; only the (pathological) structure below that depth is
+    lost. (The renderer itself is iterative and needs no flattening.)
     """
     too_deep: list[etree._Element] = []
     stack: list[tuple[etree._Element, int]] = [(region, 0)]
@@ -122,125 +255,45 @@ def flatten_deep(region: lxml.html.HtmlElement, max_depth: int = MAX_DEPTH) -> N
 
 
 def to_markdown(region: lxml.html.HtmlElement, keep_links: bool, keep_images: bool) -> str:
-    """Render the region as Markdown (ATX headings, "-" bullets, fenced code, pipe tables).
+    """Markdown of a region whose links are already absolute.
 
-    Links and images must already be absolute. markdownify reads HTML through
-    BeautifulSoup, so the (small) region is serialised and re-read once; the
-    page itself is not parsed again.
+    Compatibility wrapper over `render()`: blank-line runs inside code blocks are
+    collapsed too, as the markdownify-based version did.
     """
-    html = etree.tostring(region, encoding="unicode", method="html")
-    converter = _Converter(keep_links=keep_links, keep_images=keep_images)
-    try:
-        markdown = str(converter.convert(html))
-    except RecursionError:  # only if flatten_deep was skipped; plain text is valid Markdown
-        markdown = to_text(region)
-    return tidy(markdown)
-
-
-class _TextBuilder:
-    """Accumulates the plain text of a walk: blocks separated by one blank line."""
-
-    def __init__(self) -> None:
-        self.blocks: list[str] = []
-        self.buffer: list[str] = []
-        self.pre_depth = 0
-
-    def add(self, text: str | None) -> None:
-        if text:
-            self.buffer.append(text if self.pre_depth else re.sub(r"\s+", " ", text))
-
-    def newline(self) -> None:
-        self.buffer.append("\n")
-
-    def flush(self) -> None:
-        raw, self.buffer = "".join(self.buffer), []
-        if self.pre_depth:  # preformatted: keep indentation, drop outer blank lines
-            block = "\n".join(line.rstrip() for line in raw.split("\n")).strip("\n")
-        else:
-            lines = (" ".join(line.split()) for line in raw.split("\n"))
-            block = "\n".join(line for line in lines if line)
-        if block:
-            self.blocks.append(block)
-
-    def text(self) -> str:
-        self.flush()
-        return "\n\n".join(self.blocks)
+    markdown = render(
+        region, base_url="", page_site="", keep_links=keep_links, keep_images=keep_images
+    ).markdown
+    return _BLANK_RUNS.sub("\n\n", markdown)
 
 
 def to_text(region: etree._Element) -> str:
-    """Plain text of the region: no Markdown syntax, blocks separated by a blank line,
-    list items and table rows on their own lines, <pre> kept verbatim.
+    """Plain text of the region (table cells separated by a space).
 
-    Iterative (lxml iterwalk), so any depth is fine.
+    Compatibility wrapper over the renderer, without links and images.
     """
-    out = _TextBuilder()
-    skipping = 0  # depth inside script/style/... whose text is not visible
-    for event, element in etree.iterwalk(region, events=("start", "end")):
-        tag = element.tag if isinstance(element.tag, str) else ""  # comments, PIs
-        if event == "start":
-            skipping += tag in _SKIP_TAGS
-            if skipping:
-                continue
-            if tag in _BLOCK_TAGS:
-                out.flush()
-                out.pre_depth += tag == "pre"
-            elif tag in _LINE_TAGS:
-                out.newline()
-            if tag:  # a comment's .text is the comment itself
-                out.add(element.text)
-            continue
-        if tag in _SKIP_TAGS:
-            skipping -= 1
-        elif not skipping:
-            if tag in _BLOCK_TAGS:
-                out.flush()
-                out.pre_depth -= tag == "pre"
-            elif tag in _LINE_TAGS or tag == "br":
-                out.newline()
-            elif tag in _CELL_TAGS:
-                out.add(" ")
-        if not skipping and element is not region:
-            out.add(element.tail)
-    return out.text()
+    try:
+        return render_strict(
+            region, base_url="", page_site="", keep_links=False, keep_images=False, cell_sep=" "
+        ).text
+    except Exception:
+        return " ".join("".join(_safe_itertext(region)).split())
 
 
 def truncate_blocks(markdown: str, max_chars: int) -> tuple[str, bool]:
-    """Cut `markdown` to at most `max_chars` at a block boundary; (result, was_cut).
-
-    A fenced code block counts as one block. If even the first block is too
-    long, it is cut at the last whitespace before the limit.
-    """
+    """Cut `markdown` to at most `max_chars` at a blank-line block boundary
+    (never inside a code fence); (result, was_cut). If even the first block is
+    too long, it is cut at the last whitespace before the limit."""
     if max_chars <= 0 or len(markdown) <= max_chars:
         return markdown, False
-    kept = ""
-    for block in split_blocks(markdown):
-        candidate = f"{kept}\n\n{block}" if kept else block
-        if len(candidate) > max_chars:
-            break
-        kept = candidate
-    if not kept:
-        head = markdown[:max_chars]
-        kept = head.rsplit(None, 1)[0] if " " in head.strip() else head
-    return kept.rstrip(), True
+    return _head(markdown, max_chars, items=False, first=True), True
 
 
-def split_blocks(markdown: str) -> list[str]:
-    """Blocks of Markdown separated by blank lines, never splitting a ``` fence."""
-    blocks: list[str] = []
-    current: list[str] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        stripped = line.strip()
-        if fence is None and stripped.startswith("```"):
-            fence = stripped[: len(stripped) - len(stripped.lstrip("`"))]
-        elif fence is not None and stripped == fence:
-            fence = None
-        if not stripped and fence is None:
-            if current:
-                blocks.append("\n".join(current))
-            current = []
-        else:
-            current.append(line)
-    if current:
-        blocks.append("\n".join(current))
-    return blocks
+__all__ = [
+    "Rendered",
+    "flatten_deep",
+    "render",
+    "render_strict",
+    "to_markdown",
+    "to_text",
+    "truncate_blocks",
+]

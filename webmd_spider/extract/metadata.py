@@ -134,20 +134,38 @@ def json_ld_value(objects: list[Any], key: str) -> str | None:
     return None
 
 
+# "Page title | Site", "Page title - Site", "Site :: Page title" ...
+_TITLE_SEPARATORS = re.compile(r"\s+(?:[|\-\u2013\u2014\u00b7\u2022:/»«]{1,2})\s+")
+
+
 def page_title(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> str | None:
-    """og:title, else <title> (not an SVG title), else the first <h1>."""
+    """og:title, else <title> (not an SVG title) without its site-name part, else the
+    first <h1>."""
     title = _first(metas, "og:title")
     if title:
         return title
+    h1 = next((t for t in (normalize_space(e.text_content()) for e in root.iter("h1")) if t), None)
     for element in root.xpath("//title[not(ancestor::svg)]"):
         title = normalize_space(element.text_content())
         if title:
-            return title
-    for element in root.iter("h1"):
-        title = normalize_space(element.text_content())
-        if title:
-            return title
-    return None
+            return _strip_site_name(title, h1, _first(metas, "og:site_name", "application-name"))
+    return h1
+
+
+def _strip_site_name(title: str, h1: str | None, site_name: str | None) -> str:
+    """Drop the site-name segment of a <title> when the page itself says which part is
+    the page's own: a segment equal to the <h1>, or the rest when one equals the site name.
+    """
+    parts = _TITLE_SEPARATORS.split(title)
+    if len(parts) < 2:
+        return title
+    folded = [p.casefold() for p in parts]
+    if h1 and h1.casefold() in folded:
+        return parts[folded.index(h1.casefold())]
+    if site_name and site_name.casefold() in folded:
+        rest = [p for p, f in zip(parts, folded, strict=True) if f != site_name.casefold()]
+        return " - ".join(rest)
+    return title
 
 
 def _rel_author(root: lxml.html.HtmlElement) -> str | None:

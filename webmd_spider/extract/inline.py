@@ -1,0 +1,296 @@
+"""Inline pieces of the Markdown renderer: escaping, code spans, URLs, image
+sources and code-block languages. Pure functions over strings and lxml elements.
+
+All regular expressions are compiled once, here.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+
+# --- escaping -----------------------------------------------------------------
+
+# Characters of a text node that Markdown could misread, escaped only where they
+# would be: a backslash before punctuation, every backtick, "*" next to a
+# non-space (could open or close emphasis), "_" at a word edge (snake_case stays
+# as is), "]" right before "(", "[" or ":" (link syntax), "<" that looks like a
+# tag, "&" that looks like an entity, "~~" (strikethrough).
+_ESCAPE = re.compile(
+    r"\\(?=[!-/:-@\[-`{-~])|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
+    r"|\](?=[(\[:])|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~)"
+)
+# Inside link text every bracket is escaped, so the link stays one link.
+_ESCAPE_IN_LINK = re.compile(
+    r"\\(?=[!-/:-@\[-`{-~])|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
+    r"|[\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~)"
+)
+# Cheap pre-check: most text runs hold none of the characters above.
+_MAY_NEED_ESCAPE = re.compile(r"[\\`*_\[\]<&~]").search
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return "\\" + match.group()
+
+
+# A line (already stripped) that would start a block construct: ATX heading,
+# bullet, ordered item, quote, setext underline or thematic break.
+_LINE_START = re.compile(r"(?:#{1,6}|[-+*]|\d{1,9}[.)])(?:\s|$)|>|=+\s*$|-+\s*$")
+_LINE_START_CHARS = frozenset("#>-+*=0123456789")
+
+
+def escape_text(text: str, in_link: bool = False) -> str:
+    """Escape Markdown syntax characters of a text run where they would be misread."""
+    if not _MAY_NEED_ESCAPE(text):
+        return text
+    return (_ESCAPE_IN_LINK if in_link else _ESCAPE).sub(_escaped, text)
+
+
+def escape_line_start(line: str) -> str:
+    """Escape a stripped paragraph line that would otherwise start a block."""
+    if not line or line[0] not in _LINE_START_CHARS or not _LINE_START.match(line):
+        return line
+    if line[0].isdigit():  # "1. x" -> "1\. x"
+        cut = len(line) - len(line.lstrip("0123456789"))
+        return f"{line[:cut]}\\{line[cut:]}"
+    return "\\" + line
+
+
+# --- code ---------------------------------------------------------------------
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def longest_backtick_run(text: str) -> int:
+    if "`" not in text:
+        return 0
+    return max(len(run) for run in _BACKTICKS.findall(text))
+
+
+def code_span(code: str) -> str:
+    """`code` as an inline code span; `code` is stripped and single-line."""
+    if "`" not in code:
+        return f"`{code}`"
+    ticks = "`" * (longest_backtick_run(code) + 1)
+    if code[0] == "`" or code[-1] == "`":
+        return f"{ticks} {code} {ticks}"
+    return f"{ticks}{code}{ticks}"
+
+
+def code_fence(code: str) -> str:
+    """A backtick fence longer than any backtick run in `code` (at least three)."""
+    return "`" * max(3, longest_backtick_run(code) + 1)
+
+
+_LANG_CLASS = re.compile(
+    r"(?:^|\s)(?:language|lang|highlight-source|highlight)-([\w+#.-]+)|brush:\s*([\w+#.-]+)",
+    re.IGNORECASE,
+)
+_SOURCE_CODE_CLASS = re.compile(r"(?:^|\s)sourceCode\s+([\w+#.-]+)")  # pandoc
+_LANG_NAME = re.compile(r"^[\w+#.-]{1,30}$")
+_NO_LANGUAGE = frozenset({"none", "default", "nohighlight", "plain", "notranslate"})
+
+
+def _language_of(node: etree._Element) -> str | None:
+    for attr in ("data-lang", "data-language"):
+        value = (node.get(attr) or "").strip()
+        if value and _LANG_NAME.match(value):
+            return value.lower()
+    classes = node.get("class")
+    if classes:
+        match = _LANG_CLASS.search(classes) or _SOURCE_CODE_CLASS.search(classes)
+        if match:
+            return (match.group(1) or match.group(match.lastindex or 1)).lower()
+    return None
+
+
+def code_language(pre: etree._Element) -> str:
+    """Language of a code block ("" if unknown), from the <pre>, its <code> child,
+    or up to three wrapping elements (div.highlight-python > div.highlight > pre).
+
+    Recognises class "language-x", "lang-x", "highlight-x", "highlight-source-x",
+    "brush: x", pandoc's "sourceCode x", and data-lang / data-language.
+    """
+    nodes: list[etree._Element] = [pre]
+    code = next(iter(pre), None) if len(pre) == 1 else pre.find("code")
+    if code is not None and isinstance(code.tag, str):
+        nodes.append(code)
+    parent = pre.getparent()
+    for _ in range(3):
+        if parent is None:
+            break
+        nodes.append(parent)
+        parent = parent.getparent()
+    for node in nodes:
+        language = _language_of(node)
+        if language and language not in _NO_LANGUAGE:
+            return language
+    return ""
+
+
+# Line-number gutters inside a <pre> (Pygments "linenos", highlight.js, etc.).
+GUTTER_CLASS = re.compile(
+    r"(?:^|\s)[\w-]*(?:linenos?|lineno|line-?numbers?|gutter|ln-numbers?|blob-num)(?:\s|$)",
+    re.IGNORECASE,
+)
+_LINE_BREAKING = frozenset({"div", "p", "li", "tr", "table", "ul", "ol"})
+_CODE_SKIP = frozenset({"script", "style", "template"})
+
+
+def code_text(pre: etree._Element, tidy: bool = True) -> str:
+    """The verbatim text of a code block: <br> as newline, gutter elements dropped,
+    leading and trailing blank lines removed (unless not `tidy`), everything
+    else kept exactly.
+
+    Iterative: any nesting depth is fine.
+    """
+    if len(pre) == 0:
+        raw = pre.text or ""
+    else:
+        parts: list[str] = [pre.text or ""]
+        stack = [iter(pre)]
+        elements: list[etree._Element] = []
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                if elements:
+                    done = elements.pop()
+                    if done.tag in _LINE_BREAKING and parts and not parts[-1].endswith("\n"):
+                        parts.append("\n")
+                    if done.tail:
+                        parts.append(done.tail)
+                continue
+            tag = child.tag
+            if not isinstance(tag, str) or tag in _CODE_SKIP or tag == "br":
+                if tag == "br":
+                    parts.append("\n")
+                if child.tail:
+                    parts.append(child.tail)
+                continue
+            classes = child.get("class")
+            if classes and GUTTER_CLASS.search(classes):
+                if child.tail:
+                    parts.append(child.tail)
+                continue
+            if child.text:
+                parts.append(child.text)
+            stack.append(iter(child))
+            elements.append(child)
+        raw = "".join(parts)
+    return tidy_code(raw) if tidy else raw
+
+
+def tidy_code(raw: str) -> str:
+    """Normalise line ends and non-breaking spaces; drop outer blank lines only."""
+    if "\r" in raw:
+        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
+    if "\xa0" in raw:
+        raw = raw.replace("\xa0", " ")
+    lines = raw.split("\n")
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join(lines[start:end])
+
+
+# --- URLs and images ----------------------------------------------------------
+
+_NOT_LINKS = ("javascript:", "vbscript:", "data:", "about:")
+
+
+def resolve(base: str, href: str | None) -> str | None:
+    """`href` made absolute against `base`, or None when it is empty, a script,
+    a data: URI, or something urllib cannot parse. Never raises."""
+    if not href:
+        return None
+    href = href.strip()
+    if not href:
+        return None
+    if "\n" in href or "\t" in href or "\r" in href:  # browsers drop these
+        href = href.replace("\n", "").replace("\t", "").replace("\r", "")
+    head = href[:11].lower()
+    if head.startswith(("http://", "https://")):
+        if "[" in href:  # IPv6 host: urllib must accept it ("http://[broken" it does not)
+            try:
+                urlsplit(href)
+            except ValueError:
+                return None
+        return href
+    if head.startswith(_NOT_LINKS):
+        return None
+    try:
+        return urljoin(base, href) if base else href
+    except ValueError:
+        return None
+
+
+def is_http(url: str) -> bool:
+    return url[:8].lower().startswith(("http://", "https://"))
+
+
+_URL_UNSAFE = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"})
+
+
+def markdown_url(url: str) -> str:
+    """A URL safe inside Markdown's (...) destination."""
+    return url.translate(_URL_UNSAFE)
+
+
+_PLACEHOLDER = re.compile(
+    r"(?:^|/)(?:[\w-]{0,6}[-_])?(?:spacer|blank|pixel|transparent|empty|clear|1x1|placeholder"
+    r"|lazy|grey|gray)[\w-]{0,8}\.(?:gif|png|svg)(?:$|[?#])",
+    re.IGNORECASE,
+)
+_LAZY_SRC = ("data-src", "data-lazy-src", "data-original", "data-url", "data-hi-res-src")
+_TINY = frozenset({"0", "1", "0px", "1px"})
+
+
+def _placeholder(src: str) -> bool:
+    return (
+        src[:5].lower() == "data:" or src[:6].lower() == "about:" or bool(_PLACEHOLDER.search(src))
+    )
+
+
+def largest_candidate(srcset: str) -> str | None:
+    """The URL of the largest candidate of a srcset ("a.jpg 480w, b.jpg 800w")."""
+    best: str | None = None
+    best_size = -1.0
+    for candidate in srcset.split(","):
+        parts = candidate.split()
+        if not parts:
+            continue
+        size = 1.0
+        if len(parts) > 1:
+            try:
+                size = float(parts[1][:-1]) if parts[1][-1:] in ("w", "x") else 1.0
+            except ValueError:
+                size = 1.0
+        if size > best_size:
+            best, best_size = parts[0], size
+    return best
+
+
+def image_source(img: etree._Element) -> str | None:
+    """The real (raw, unresolved) source of an <img>, or None for beacons,
+    spacers, data: URIs and images without any source."""
+    if img.get("width", "").strip() in _TINY or img.get("height", "").strip() in _TINY:
+        return None
+    src = (img.get("src") or "").strip()
+    if src and not _placeholder(src):
+        return src
+    for attr in _LAZY_SRC:
+        lazy = (img.get(attr) or "").strip()
+        if lazy and not _placeholder(lazy):
+            return lazy
+    for attr in ("data-srcset", "srcset", "data-lazy-srcset"):
+        srcset = img.get(attr)
+        if srcset:
+            best = largest_candidate(srcset)
+            if best and not _placeholder(best):
+                return best
+    return None
