@@ -79,3 +79,5 @@ def test_webmd_demo_serves_and_crawls_the_bundled_site(tmp_path: Path) -> None:
     assert not any("We use cookies" in r["markdown"] for r in pages)
     assert any("```python" in r["markdown"] for r in pages)
     assert any("| --- |" in r["markdown"] for r in pages)
+    tables = [t for r in pages for t in (r["tables"] or [])]
+    assert tables and all({"index", "caption", "headers", "rows"} <= set(t) for t in tables)

@@ -74,6 +74,7 @@ def build_page_row(doc: Document, **context: Any) -> Row:
         internal_link_count=internal,
         external_link_count=len(doc.links) - internal,
         images=[{"src": im.src, "alt": im.alt} for im in doc.images[:100]],
+        tables=doc.tables,
         extraction_method=doc.extraction_method,
         boilerplate_ratio=doc.boilerplate_ratio,
         content_hash="sha256:" + hashlib.sha256(doc.markdown.encode("utf-8")).hexdigest(),
