@@ -308,3 +308,19 @@ async def test_csv_export_is_a_rectangle(links_site: SiteServer, tmp_path: Path)
         table = list(csv.reader(handle))
     assert table[0] == list(COLUMNS)
     assert len(table) == 3 and all(len(line) == len(COLUMNS) for line in table)
+
+
+@deferred_f_from_coro_f
+async def test_extraction_options_reach_the_rows(links_site: SiteServer, tmp_path: Path) -> None:
+    rows = await crawl(
+        tmp_path,
+        start=links_site.base_url + "/b/",
+        crawl_links="false",
+        max_chars="120",
+        include_html="true",
+        keep_links="false",
+    )
+    (row,) = by_type(rows, "page")
+    assert row["truncated"] is True and len(row["markdown"]) <= 120
+    assert row["html"] and row["html"].lstrip().startswith("<")
+    assert "](" not in row["markdown"]

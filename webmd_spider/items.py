@@ -71,6 +71,7 @@ class Row:
     html: str | None = None
     word_count: int | None = None
     char_count: int | None = None
+    truncated: bool | None = None
     token_estimate: int | None = None
     reading_time_min: float | None = None
     headings: list[dict[str, Any]] | None = None

@@ -42,6 +42,7 @@ class JobOptions:
     keep_links: bool = True
     keep_images: bool = True
     max_chars: int = 0
+    keep_frames: bool = False
     output_dir: str = "output"
     progress_secs: float = 5.0
 

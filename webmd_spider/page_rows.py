@@ -44,7 +44,7 @@ def build_page_row(doc: Document, **context: Any) -> Row:
     ``context`` holds the crawl columns (input, website, url, final_url, status_code,
     content_type, response_time_ms, depth, discovered_via, sitemap_lastmod).
     """
-    if doc.word_count < MIN_WORDS:
+    if doc.word_count < MIN_WORDS and not doc.truncated:  # truncated: there was more
         words = f"{doc.word_count} word{'s' if doc.word_count != 1 else ''}"
         reason = doc.error or f"only {words} of content after extraction (a JavaScript shell?)"
         return diagnostic_row("empty", reason, **context)
@@ -67,6 +67,7 @@ def build_page_row(doc: Document, **context: Any) -> Row:
         html=doc.html,
         word_count=doc.word_count,
         char_count=doc.char_count,
+        truncated=doc.truncated,
         token_estimate=doc.char_count // 4,
         reading_time_min=round(doc.word_count / READING_WPM, 1),
         headings=[{"level": h.level, "text": h.text} for h in doc.headings],

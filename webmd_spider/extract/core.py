@@ -56,7 +56,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc = Document()
     base = effective_base(root, url)
     apply_metadata(doc, root, base)
-    remove_never_content(root, keep_frames=False)
+    remove_never_content(root, keep_frames=opts.keep_frames)
     selection = select_content(root)
     rendered = render(
         selection.root,

@@ -17,7 +17,8 @@ class ExtractOptions:
     keep_links: bool = True  # Markdown links [text](url); False -> link text only
     keep_images: bool = True  # ![alt](src) in Markdown
     include_html: bool = False  # Document.html = serialized HTML of the content region
-    max_chars: int = 0  # 0 = no limit; else cut Markdown at a block boundary
+    max_chars: int = 0
+    keep_frames: bool = False  # 0 = no limit; else cut Markdown at a block boundary
 
 
 @dataclass(slots=True)

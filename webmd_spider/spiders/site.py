@@ -121,6 +121,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             keep_images=opts.keep_images,
             include_html=opts.include_html,
             max_chars=opts.max_chars,
+            keep_frames=opts.keep_frames,
         )
         # Requests carry download_slot = website, so this is per website.
         settings.set("CONCURRENT_REQUESTS_PER_DOMAIN", opts.max_concurrency, priority="spider")
