@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# ruff: noqa: T201  (a command-line script: printing is its job)
+
 """Manage the golden page set in tests/pages/ (see tests/golden.py for the metrics).
 
 .venv/bin/python scripts/golden.py add CASE --url URL < page.html
