@@ -339,3 +339,106 @@ def test_deep_nesting() -> None:
     sel = select_content(root)
     text = words(sel)
     assert "Glaciers" in text and "Deep" in text and "menu" not in text
+
+
+# --- teaser cards, media players, link masses, overlays -----------------------------
+
+
+def _card(i: int, heading: str = "h3") -> str:
+    return (
+        f"<li><div class='c'><{heading}><a href='/story-{i}'>Other story number {i}</a>"
+        f"</{heading}><p>A short blurb about story {i}, to make you click.</p>"
+        f"<span>News desk</span></div></li>"
+    )
+
+
+def test_teaser_cards_after_the_article_go() -> None:
+    cards = "<ul class='stream'>" + "".join(_card(i) for i in range(5)) + "</ul>"
+    sel = select(f"<article><h1>Title</h1>{prose(6)}{cards}</article>", title="Title")
+    text = words(sel)
+    assert "Glaciers move slowly" in text
+    assert "Other story number" not in text
+    assert "blurb" not in text
+
+
+def test_teaser_cards_with_a_kicker_outside_the_link_go() -> None:
+    cards = "".join(
+        f"<div class='item'><h4><span>Opinion</span> <a href='/c{i}'>A column title {i}</a>"
+        f"</h4><p>COLUMNIST The columnist writes about things {i}.</p></div>"
+        for i in range(4)
+    )
+    sel = select(f"<article><h1>Title</h1>{prose(6)}<div>{cards}</div></article>", title="Title")
+    assert "A column title" not in words(sel)
+
+
+def test_fewer_than_three_teaser_cards_stay() -> None:
+    cards = "<ul>" + "".join(_card(i) for i in range(2)) + "</ul>"
+    sel = select(f"<article><h1>Title</h1>{prose(6)}{cards}</article>", title="Title")
+    assert "Other story number 1" in words(sel)
+
+
+def test_bare_linked_headings_between_paragraphs_are_sections() -> None:
+    body = "".join(f"<h3><a href='/game-{i}'>Game {i}</a></h3>{prose(1)}" for i in range(5))
+    sel = select(f"<article><h1>Best games</h1>{prose(2)}{body}</article>", title="Best games")
+    assert "Game 3" in words(sel)
+
+
+def test_a_listing_page_keeps_its_cards() -> None:
+    cards = "<ul>" + "".join(_card(i) for i in range(8)) + "</ul>"
+    sel = select(f"<main><h1>Latest news</h1><p>Intro.</p>{cards}</main>", title="Latest news")
+    assert "Other story number 7" in words(sel)
+
+
+def test_cards_beside_a_titled_article_go_even_when_they_are_the_bigger_part() -> None:
+    cards = "<ul>" + "".join(_card(i) for i in range(20)) + "</ul>"
+    sel = select(
+        f"<div role='main'><div class='story'><h1>Title</h1>{prose(10)}</div>{cards}</div>",
+        title="Title",
+    )
+    text = words(sel)
+    assert "Glaciers move slowly" in text
+    assert "Other story number" not in text
+
+
+def test_media_player_chrome_goes() -> None:
+    player = (
+        "<div class='vjs-control-bar'><div>Play</div><div>Mute</div>"
+        "<div>Playback Rate</div><div>Captions</div></div>"
+    )
+    labelled = "<div aria-label='Video Player'><div>Video Quality</div><div>Auto</div></div>"
+    sel = select(f"<article><h1>T</h1>{prose(5)}{player}{labelled}</article>", title="T")
+    text = words(sel)
+    assert "Glaciers" in text
+    assert "Mute" not in text and "Playback" not in text and "Video Quality" not in text
+
+
+def test_a_player_with_a_long_description_stays() -> None:
+    player = f"<div class='video-player'>{prose(4)}</div>"
+    sel = select(f"<article><h1>T</h1>{prose(5)}{player}</article>", title="T")
+    assert words(sel).count("Glaciers move slowly") == 9
+
+
+def test_a_big_mass_of_links_beside_the_article_goes() -> None:
+    names = ", ".join(f"<a href='/u/{i}'>reader_name_{i}</a>" for i in range(300))
+    kudos = f"<div role='complementary'><p>{names} left kudos on this work!</p></div>"
+    sel = select(f"<div role='main'><h1>Work</h1>{prose(8)}{kudos}</div>", title="Work")
+    text = words(sel)
+    assert "Glaciers" in text and "reader_name_5" not in text
+
+
+def test_a_modal_goes_despite_its_prose() -> None:
+    modal = f"<div class='modal fade'><div class='modal-body'>{prose(3)}</div></div>"
+    sel = select(f"<article><h1>T</h1>{prose(5, 'Main')}{modal}</article>", title="T")
+    assert words(sel).count("Glaciers move slowly") == 5
+
+
+def test_ai2html_chart_labels_go() -> None:
+    chart = "<div class='ai2html'><p>$915</p><p>billion</p><p>'17</p><p>'28</p></div>"
+    sel = select(f"<article><h1>T</h1>{prose(5)}{chart}</article>", title="T")
+    assert "billion" not in words(sel)
+
+
+def test_sns_share_buttons_go() -> None:
+    bar = "<div class='snsButton'><a href='/t'>Tweet</a><a href='/f'>Share</a></div>"
+    sel = select(f"<article><h1>T</h1>{bar}{prose(5)}</article>", title="T")
+    assert "Tweet" not in words(sel)

@@ -7,9 +7,17 @@ Rules (vocabulary in `vocabulary.py`):
   holds prose, and a role-marked section with its own heading and prose;
 * ids / classes made of chrome words ("site-footer", "mainNav", "post-share"),
   never one holding the page's <h1>, most of the content, 200+ characters of
-  prose, or a link-light majority of its own container;
+  prose, or a link-light majority of its own container
+  (a box drawn over the page - modal, popup, lightbox - is not kept for its
+  prose; a mass of links without prose beside the article's prose - a kudos
+  list - does not count as "most of the content");
+* media players (aria-label "Video Player", class words "player", "vjs"...)
+  holding little prose: their controls and settings menus;
 * link farms, cookie notices recognised by their words, "Related posts"
-  headings with their link lists, heading permalinks and "Edit this page" links.
+  headings with their link lists, heading permalinks and "Edit this page" links;
+* teaser cards: 3+ sibling blocks each with one linked headline and a short
+  blurb (a "more stories" stream), unless they make most of the root (a
+  listing page) and the root has no titled article beside them.
 
 One top-down walk with an explicit stack (no recursion); text sizes come from
 the `TextStats` measured once before.
@@ -77,6 +85,30 @@ def element_verdict(element: Element) -> int:
     return verdict
 
 
+@lru_cache(maxsize=8192)
+def _player_name(value: str) -> bool:
+    """A class attribute or id with a word naming a media player ("video-player", "vjs-...")."""
+    return any(
+        w.lower() in v.PLAYER_WORDS
+        for part in _NAME_SPLIT.split(value)
+        for w in _CAMEL.split(part)
+        if w
+    )
+
+
+@lru_cache(maxsize=4096)
+def _player_label(label: str) -> bool:
+    return v.PLAYER_LABEL.search(label) is not None
+
+
+def is_player(element: Element) -> bool:
+    """A media player or a part of one, by its aria-label, classes or id."""
+    label = element.get("aria-label")
+    if label and _player_label(label):
+        return True
+    return any(_player_name(element.get(a) or "") for a in ("class", "id"))
+
+
 def class_words(element: Element) -> set[str]:
     """Lower-cased words of the element's classes and id."""
     raw = f"{element.get('class') or ''} {element.get('id') or ''}"
@@ -100,15 +132,19 @@ def chrome_candidates(top: Element, stats: TextStats) -> list[Element]:
             found[element] = None
             continue
         cls = element.get("class")
-        if cls and attr_verdict(cls) != NOT_CHROME:
+        if cls and (attr_verdict(cls) != NOT_CHROME or _player_name(cls)):
             found[element] = None
             continue
         ident = element.get("id")
-        if ident and attr_verdict(ident) != NOT_CHROME:
+        if ident and (attr_verdict(ident) != NOT_CHROME or _player_name(ident)):
             found[element] = None
             continue
         role = element.get("role")
         if role and role.lower() in roles:
+            found[element] = None
+            continue
+        label = element.get("aria-label")
+        if label and _player_label(label):
             found[element] = None
     for element in stats.link_farms:
         found[element] = None
@@ -134,6 +170,7 @@ class Cleaner:
             self.protected.add(h1)
             self.protected.update(h1.iterancestors())
         self.content_chars = max(1, stats.chars(root))
+        self.content_prose = stats.prose(root)
         self.root_is_page = root.tag in ("body", "html")
         self.candidates = chrome_candidates(root, stats) if candidates is None else candidates
         self._groups: dict[tuple[Element, str], int] = {}
@@ -151,6 +188,7 @@ class Cleaner:
                 element.drop_tree()
         self._remove_cookie_notices()
         self._remove_related_lists()
+        self._remove_teaser_cards()
         self._remove_anchor_links()
 
     # -- landmark, class and link-farm rules ----------------------------------
@@ -166,10 +204,16 @@ class Cleaner:
         if tag in v.BOILERPLATE_TAGS or role in v.BOILERPLATE_ROLES:
             return self._landmark_is_chrome(element, tag, role, s)
         verdict = element_verdict(element)
+        if verdict == NOT_CHROME and is_player(element):
+            return (
+                s[PROSE] <= v.PLAYER_MAX_PROSE
+                and s[CHARS] <= v.GUARD_CONTENT_SHARE * self.content_chars
+            )
         if verdict != NOT_CHROME:
             if verdict == HEADER and self._is_own_header(element):
                 return False
-            return not self._class_guard(element, s, prose_guard=verdict != COMMENTS)
+            prose_guard = verdict != COMMENTS and not (class_words(element) & v.OVERLAY_WORDS)
+            return not self._class_guard(element, s, prose_guard=prose_guard)
         return (  # a link farm
             tag in v.LINK_FARM_TAGS
             and s[LINKS] >= v.LINK_FARM_MIN_LINKS
@@ -180,7 +224,7 @@ class Cleaner:
     def _landmark_is_chrome(
         self, element: Element, tag: str, role: str, s: tuple[int, ...]
     ) -> bool:
-        if s[CHARS] > v.GUARD_CONTENT_SHARE * self.content_chars:
+        if self._holds_content(s):
             return False
         if (tag == "header" or role == "banner") and self._is_own_header(element):
             return False
@@ -192,6 +236,17 @@ class Cleaner:
             if has_heading and s[PROSE] >= v.SECTION_KEEP_PROSE:
                 return False
         return True
+
+    def _holds_content(self, s: tuple[int, ...]) -> bool:
+        """More than half of the root's text, unless that is a mass of links
+        without prose (a kudos or tag list) beside an article's prose."""
+        if s[CHARS] <= v.GUARD_CONTENT_SHARE * self.content_chars:
+            return False
+        return not (
+            s[LINK_CHARS] >= v.LINK_MASS_LINK_SHARE * s[CHARS]
+            and s[PROSE] <= v.LINK_MASS_MAX_PROSE_SHARE * s[CHARS]
+            and self.content_prose - s[PROSE] >= v.LINK_MASS_OTHER_PROSE
+        )
 
     def _is_own_header(self, element: Element) -> bool:
         """A header with a title that belongs to an article, not to the site."""
@@ -205,7 +260,7 @@ class Cleaner:
         """True when a class-matched element must stay. Comment threads are
         prose by nature: for them only the majority rule counts."""
         chars = s[CHARS]
-        if chars > v.GUARD_CONTENT_SHARE * self.content_chars:
+        if self._holds_content(s):
             return True
         if (
             prose_guard
@@ -283,6 +338,61 @@ class Cleaner:
         if s is None or not isinstance(element.tag, str) or element in self.protected:
             return False
         return s[LINKS] >= 2 and s[LINK_CHARS] >= v.RELATED_LIST_LINK_SHARE * s[CHARS]
+
+    def _remove_teaser_cards(self) -> None:
+        """Runs of sibling cards, each a linked headline and a short blurb."""
+        counts: dict[Element, int] = {}
+        teasers = []
+        for heading in self.root.iter(*v.TEASER_HEADING_TAGS):
+            s = self.of.get(heading)
+            if s is None or s[CHARS] == 0 or heading in self.protected:
+                continue
+            if s[LINK_CHARS] < v.TEASER_LINK_SHARE * s[CHARS]:
+                continue
+            link = next(heading.iter("a"), None)
+            if link is None or (link.get("href") or "#").startswith("#"):
+                continue
+            teasers.append(heading)
+            for ancestor in heading.iterancestors():
+                if ancestor is self.root:
+                    break
+                counts[ancestor] = counts.get(ancestor, 0) + 1
+        if len(teasers) < v.TEASER_MIN_CARDS:
+            return
+        groups: dict[Element, list[Element]] = {}
+        for heading in teasers:
+            card = heading
+            parent = card.getparent()
+            while parent is not None and parent is not self.root and counts.get(parent) == 1:
+                card, parent = parent, parent.getparent()
+            # a bare linked heading among paragraphs is a section of the text
+            if parent is not None and card is not heading and card not in self.protected:
+                groups.setdefault(parent, []).append(card)
+        doomed: list[Element] = []
+        total = 0
+        for parent, cards in groups.items():
+            if len(cards) < v.TEASER_MIN_CARDS:
+                continue
+            sizes = [self.stats.chars(c) for c in cards]
+            if max(sizes) > v.TEASER_CARD_MAX_CHARS:
+                continue
+            total += sum(sizes)
+            whole = (
+                parent is not self.root
+                and parent not in self.protected
+                and sum(sizes) >= v.TEASER_PARENT_SHARE * self.stats.chars(parent)
+            )
+            doomed.extend([parent] if whole else cards)
+        # cards making most of the root are a listing's content, unless the root
+        # also holds a titled article: a <h1> and long prose outside the cards
+        if total > v.TEASER_MAX_SHARE * self.content_chars:
+            card_prose = sum(self.stats.prose(e) for e in doomed)
+            outside = self.stats.prose(self.root) - card_prose
+            if not self.protected or outside < v.TEASER_ARTICLE_PROSE:
+                return
+        for element in doomed:
+            if element.getparent() is not None:
+                element.drop_tree()
 
     def _remove_anchor_links(self) -> None:
         doomed = []

@@ -185,7 +185,7 @@ BOILERPLATE_WORDS = frozenset(
         *("nav", "navbar", "navigation", "navlinks", "menu", "menubar", "submenu"),
         *("sidebar", "sidenav", "footer", "header", "masthead", "topbar", "cookie"),
         *("cookies", "consent", "gdpr", "banner", "breadcrumb", "breadcrumbs"),
-        *("share", "sharing", "social", "comment", "comments", "disqus", "related"),
+        *("share", "sharing", "social", "sns", "comment", "comments", "disqus", "related"),
         *("promo", "promotion", "advert", "advertisement", "ad", "ads", "adsense"),
         *("sponsor", "sponsored", "popup", "modal", "newsletter", "subscribe"),
         *("subscription", "signup", "toc", "pagination", "pager", "widget"),
@@ -218,6 +218,9 @@ QUALIFIER_WORDS = frozenset(
         *("next", "previous", "prev", "back", "static", "widget", "wrapper", "area"),
     }
 )
+#: Chrome words of boxes drawn over the page (a "become an author" modal, a
+#: sign-up popup): their prose does not guard them.
+OVERLAY_WORDS = frozenset({"modal", "popup", "lightbox", "dialog"})
 #: A class or id with one of these words names content, whatever else it says:
 #: "comment-body", "content-header", "article-text".
 CONTENT_WORDS = frozenset({"content", "contents", "body", "text", "prose", "copy"})
@@ -229,7 +232,7 @@ BOILERPLATE_NAMES = frozenset(
         *("skip-link", "skip-to-content", "skip-nav", "screenreader-only", "a11y-only"),
         *("share-this", "addthis", "sharedaddy", "jp-relatedposts", "yarpp-related"),
         *("mw-editsection", "printfooter", "catlinks", "navbox", "mw-jump-link"),
-        *("hidden-print", "noprint", "print-only"),
+        *("hidden-print", "noprint", "print-only", "ai2html"),
     }
 )
 #: Names with a chrome word that are content although every other word is a
@@ -245,6 +248,12 @@ GUARD_PROSE_SHARE = 0.5  # ... that is at least this share of its own text
 GUARD_MAJORITY_SHARE = 0.5  # a link-light majority of its own parent
 GUARD_MAJORITY_LINK_SHARE = 0.3
 GUARD_MAJORITY_MIN_CHARS = 200
+#: ... but a box of this share of link text and at most this share of prose is
+#: not "most of the content" (a kudos list, a tag cloud) when the rest of the
+#: root holds this much prose.
+LINK_MASS_LINK_SHARE = 0.8
+LINK_MASS_MAX_PROSE_SHARE = 0.05
+LINK_MASS_OTHER_PROSE = 500
 
 #: Cookie / consent notices recognised by their words, in a short block.
 COOKIE_WORDS = re.compile(r"\b(?:cookies?|consent|gdpr|privacy settings)\b", re.IGNORECASE)
@@ -262,6 +271,16 @@ COOKIE_ACTIONS = re.compile(
 )
 COOKIE_MAX_CHARS = 700
 COOKIE_TEXT_HINTS = ("ookie", "onsent", "GDPR")
+
+#: Media players: an element whose aria-label matches PLAYER_LABEL, or with a
+#: class / id word in PLAYER_WORDS, is a player's chrome (controls, settings
+#: menus, "Now watching", "Video not available") when it holds at most
+#: PLAYER_MAX_PROSE characters of prose.
+PLAYER_LABEL = re.compile(r"\b(?:video|audio|media)?\s*player\b", re.IGNORECASE)
+PLAYER_WORDS = frozenset(
+    {"player", "videoplayer", "jwplayer", "vjs", "mejs", "plyr", "brightcove", "videojs"}
+)
+PLAYER_MAX_PROSE = 200
 
 #: Link farms: a block with this many links, this share of link text, and at
 #: most this share of the root's text.
@@ -288,6 +307,20 @@ RELATED_HEADING_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 #: What follows such a heading is a link list when this share of it is link text.
 RELATED_LIST_LINK_SHARE = 0.5
 RELATED_HEADING_MAX_CHARS = 60
+
+#: Teaser cards: sibling blocks, each holding one heading that is all link text
+#: (a headline linking to another page) and at most TEASER_CARD_MAX_CHARS of
+#: text. TEASER_MIN_CARDS or more under one parent are a "more stories" stream
+#: and go, while together they hold at most TEASER_MAX_SHARE of the root's
+#: text; the parent goes too when the cards are TEASER_PARENT_SHARE of it.
+TEASER_HEADING_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+TEASER_LINK_SHARE = 0.6
+TEASER_MIN_CARDS = 3
+TEASER_CARD_MAX_CHARS = 600
+TEASER_MAX_SHARE = 0.5
+TEASER_PARENT_SHARE = 0.8
+#: ... or more, when the root has the page's <h1> and this much prose outside them.
+TEASER_ARTICLE_PROSE = 1000
 
 #: Heading permalink anchors: by class, or by text when they point into the page.
 PERMALINK_CLASSES = frozenset(
