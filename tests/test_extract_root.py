@@ -442,3 +442,30 @@ def test_sns_share_buttons_go() -> None:
     bar = "<div class='snsButton'><a href='/t'>Tweet</a><a href='/f'>Share</a></div>"
     sel = select(f"<article><h1>T</h1>{bar}{prose(5)}</article>", title="T")
     assert "Tweet" not in words(sel)
+
+
+def test_density_keeps_the_sibling_sections_of_a_reference_page() -> None:
+    # DocBook-style reference page (no <article>, <main>, container class or <h1>): the
+    # longest section wins the density score, and its siblings (synopsis, description,
+    # notes) are kept because what they add is text, not links; the navigation tables
+    # around the entry are mostly links and stay out.
+    prose = "This sentence explains the command in plain words, with detail. " * 6
+    params = "".join(f"<dt>param{i}</dt><dd><p>{prose}</p></dd>" for i in range(12))
+    body = (
+        '<div class="navheader"><table><tr><td><a href="/p">Prev</a></td>'
+        '<td><a href="/u">Up</a></td><td><a href="/n">Next</a></td></tr></table></div>'
+        '<div class="refentry"><div class="refnamediv"><h2>CREATE THING</h2>'
+        "<p>CREATE THING — define a new thing</p></div>"
+        '<div class="refsynopsisdiv"><h2>Synopsis</h2><pre>CREATE THING name ( ... )</pre></div>'
+        f'<div class="refsect1"><h2>Description</h2><p>{prose}</p></div>'
+        f'<div class="refsect1"><h2>Parameters</h2><dl>{params}</dl></div>'
+        f'<div class="refsect1"><h2>Notes</h2><p>{prose}</p></div></div>'
+        '<div class="navfooter"><table><tr><td><a href="/p">Prev</a></td>'
+        '<td><a href="/h">Home</a></td><td><a href="/n">Next</a></td></tr></table></div>'
+    )
+    selection = select(body)
+    text = selection.root.text_content()
+    assert selection.method == "density"
+    for kept in ("CREATE THING — define", "Synopsis", "Description", "Notes", "param11"):
+        assert kept in text
+    assert "Prev" not in text and "Home" not in text

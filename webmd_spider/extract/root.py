@@ -285,6 +285,7 @@ class _Finder:
             if parent is None:
                 break
             best = parent
+        best = self._climb_siblings(best)
         if self.h1 is not None:
             while best not in self.h1_path and best is not self.body:
                 parent = best.getparent()
@@ -292,6 +293,28 @@ class _Finder:
                     break
                 best = parent
         return best if self._big(best) else None
+
+    def _climb_siblings(self, best: Element) -> Element:
+        """Widen the density pick while each parent adds text that is mostly not links
+        (sibling sections of one document), stopping below the body. When in doubt,
+        keep text: a reference page's synopsis and notes sit beside its longest section."""
+        stats = self.stats
+        own = stats.chars(best)
+        while True:
+            parent = best.getparent()
+            if parent is None or parent is self.body or parent.tag in ("body", "html"):
+                return best
+            total = stats.chars(parent)
+            added = total - stats.chars(best)
+            if added > v.DENSITY_SIBLING_MAX_GROWTH * max(own, 1):
+                return best
+            if added > 0:
+                links = stats.link_share(parent) * total - stats.link_share(best) * stats.chars(
+                    best
+                )
+                if links > v.DENSITY_SIBLING_MAX_LINK_SHARE * added:
+                    return best
+            best = parent
 
     def _chrome_prose(self) -> int:
         """Prose inside the outermost chrome candidates of the page (sidebars,

@@ -98,6 +98,13 @@ ARTICLE_MAJORITY = 0.5
 ACCEPT_PROSE_SHARE = 0.3
 #: The density pick is widened to the smallest ancestor holding this share of the prose.
 DENSITY_WIDEN_SHARE = 0.6
+#: ...and further up while what a parent adds is mostly text, not links: the sibling
+#: sections of a documentation page (synopsis, description, examples) around the
+#: biggest one. Navigation bars and link lists are mostly links and stop the climb.
+DENSITY_SIBLING_MAX_LINK_SHARE = 0.25
+#: ...but never to a parent whose added text is more than this multiple of the pick
+#: (that is a page of several unrelated blocks, not one document).
+DENSITY_SIBLING_MAX_GROWTH = 3.0
 #: Widen a root to take in the page's <h1> when that adds at most the heading
 #: and this many characters (a byline, a date): a title just above the body.
 H1_WIDEN_SLACK_CHARS = 300
