@@ -469,3 +469,19 @@ def test_density_keeps_the_sibling_sections_of_a_reference_page() -> None:
     for kept in ("CREATE THING — define", "Synopsis", "Description", "Notes", "param11"):
         assert kept in text
     assert "Prev" not in text and "Home" not in text
+
+
+def test_byline_blocks_go_but_author_bios_and_headings_stay() -> None:
+    prose = "The council approved the new budget after a long debate on Tuesday night. " * 8
+    body = (
+        "<article><h1>Budget approved</h1>"
+        '<div class="entry-meta">By Jane Doe | March 3, 2024</div>'
+        '<h5 class="article-posted-date">Posted 3/3/2024</h5>'
+        f"<p>{prose}</p>"
+        '<div class="author-bio">Jane Doe covers city hall for the paper.</div>'
+        "</article>"
+    )
+    text = select(body).root.text_content()
+    assert "By Jane Doe" not in text
+    assert "Posted 3/3/2024" in text, "a heading is never removed as a byline"
+    assert "covers city hall" in text, "a bio written in sentences is prose"

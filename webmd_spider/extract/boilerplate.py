@@ -39,6 +39,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPACES = re.compile(r"\s+")
 _HEADER_WORDS = frozenset({"header", "masthead", "banner", "topbar"})
 _HEADING_XPATH = "descendant::*[self::h1 or self::h2 or self::h3]"
+_ANY_HEADING = "descendant::*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
 
 # Verdicts of a class or id name, weakest first (an element takes the strongest).
 NOT_CHROME = 0
@@ -190,6 +191,7 @@ class Cleaner:
         self._remove_related_lists()
         self._remove_teaser_cards()
         self._remove_anchor_links()
+        self._remove_bylines()
 
     # -- landmark, class and link-farm rules ----------------------------------
 
@@ -415,6 +417,31 @@ class Cleaner:
         for link in doomed:
             if link.getparent() is not None:
                 link.drop_tree()
+
+    def _remove_bylines(self) -> None:
+        """Short byline / dateline blocks (their facts are the row's author and dates)."""
+        doomed = []
+        for element in self.root.iter(etree.Element):
+            if element is self.root or element in self.protected:
+                continue
+            s = self.of.get(element)
+            if s is None or not 0 < s[CHARS] <= v.BYLINE_MAX_CHARS or s[PROSE] > v.BYLINE_MAX_PROSE:
+                continue
+            if element.tag in v.HEADING_TAGS:
+                continue
+            names = " ".join(element.get(attr) or "" for attr in ("class", "id", "itemprop", "rel"))
+            if names.strip() and _is_byline_name(names) and not element.xpath(_ANY_HEADING):
+                doomed.append(element)
+        for element in doomed:
+            if element.getparent() is not None and _depth_below(element, self.root) > 0:
+                element.drop_tree()
+
+
+def _is_byline_name(names: str) -> bool:
+    words = [w.lower() for part in _NAME_SPLIT.split(names) for w in _CAMEL.split(part) if w]
+    if any(w in v.BYLINE_WORDS for w in words):
+        return True
+    return any(pair in v.BYLINE_PAIRS for pair in zip(words, words[1:], strict=False))
 
 
 def _link_text(link: Element) -> str:

@@ -98,6 +98,27 @@ ARTICLE_MAJORITY = 0.5
 ACCEPT_PROSE_SHARE = 0.3
 #: The density pick is widened to the smallest ancestor holding this share of the prose.
 DENSITY_WIDEN_SHARE = 0.6
+#: Byline and dateline blocks ("By Jane Doe | March 3, 2024"): the row carries the
+#: author and dates as fields, so the short block that shows them is not content.
+#: Matched as whole words of class / id / itemprop / rel names.
+BYLINE_WORDS = frozenset(
+    {
+        "byline", "bylines", "dateline", "author", "authors", "postmeta", "entrymeta",
+        "articlemeta", "pubdate", "timestamp", "posted", "publishdate", "published",
+    }
+)  # fmt: skip
+#: Two-word names that mean a byline ("entry-meta", "post-date").
+BYLINE_PAIRS = frozenset(
+    {
+        ("entry", "meta"), ("post", "meta"), ("article", "meta"), ("posted", "on"),
+        ("post", "date"), ("entry", "date"), ("article", "date"), ("publish", "date"),
+        ("story", "meta"), ("article", "info"), ("post", "info"), ("meta", "info"),
+    }
+)  # fmt: skip
+#: A byline block is short: at most this many characters and no heading inside.
+BYLINE_MAX_CHARS = 160
+#: ...and no sentences: an author bio ("Jane writes about cities.") is prose and stays.
+BYLINE_MAX_PROSE = 0
 #: ...and further up while what a parent adds is mostly text, not links: the sibling
 #: sections of a documentation page (synopsis, description, examples) around the
 #: biggest one. Navigation bars and link lists are mostly links and stop the climb.
