@@ -25,6 +25,7 @@ the `TextStats` measured once before.
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 from typing import Any
@@ -441,7 +442,7 @@ def _is_byline_name(names: str) -> bool:
     words = [w.lower() for part in _NAME_SPLIT.split(names) for w in _CAMEL.split(part) if w]
     if any(w in v.BYLINE_WORDS for w in words):
         return True
-    return any(pair in v.BYLINE_PAIRS for pair in zip(words, words[1:], strict=False))
+    return any(pair in v.BYLINE_PAIRS for pair in itertools.pairwise(words))
 
 
 def _link_text(link: Element) -> str:
