@@ -166,6 +166,46 @@ def test_list_item_starting_with_code_puts_marker_alone() -> None:
     assert md("<ul><li><pre>x = 1</pre></li></ul>") == "-\n  ```\n  x = 1\n  ```"
 
 
+def test_list_item_image_only_first_paragraph_joins_the_next_one() -> None:
+    # <li><figure><img><figcaption>: the marker line leads into the item's words
+    html = (
+        "<ul><li><figure><img src='a.png' alt='Shot'><figcaption>Caption one</figcaption>"
+        "</figure><p>More.</p></li>"
+        "<li><p><a href='/x'><img src='b.png'></a></p><p>Caption two</p></li></ul>"
+    )
+    assert md(html) == (
+        "- ![Shot](https://www.example.com/docs/guide/a.png)\n  Caption one\n\n  More.\n"
+        "- [![](https://www.example.com/docs/guide/b.png)](https://www.example.com/x)\n"
+        "  Caption two"
+    )
+    assert conv(html).text == "Caption one\nMore.\nCaption two"
+
+
+def test_list_item_image_paragraph_with_words_or_before_a_heading_stays_apart() -> None:
+    out = md("<ul><li><p><img src='a.png'> Photo</p><p>Caption</p></li></ul>")
+    assert out == "- ![](https://www.example.com/docs/guide/a.png) Photo\n\n  Caption"
+    out = md("<ul><li><p><img src='a.png'></p><h2>Title</h2></li></ul>")
+    assert out == "- ![](https://www.example.com/docs/guide/a.png)\n\n  ## Title"
+
+
+def test_backslash_ending_a_text_run_is_escaped() -> None:
+    # "[\\](url)" would escape the bracket and break the link; "a\\" + newline a hard break
+    assert md("<a href='/x'>\\</a>") == "[\\\\](https://www.example.com/x)"
+    assert md("<p>C:\\<br>next</p>") == "C:\\\\\\\nnext"
+
+
+def test_inline_display_block_element_does_not_break_the_paragraph() -> None:
+    # a browser widget's empty inline-block shell inside a citation
+    html = (
+        "<ol><li><cite><a href='https://x.org/a'>Title</a><div style='display: -webkit-inline-box'>"
+        "<div><div></div></div></div>. 24 August 2021.</cite></li></ol>"
+    )
+    assert md(html) == "1. [Title](https://x.org/a). 24 August 2021."
+    html = "<div>a <div style='DISPLAY:inline-block'>b</div> c</div><div style='color:red'>d</div>"
+    assert md(html) == "a b c\n\nd"
+    assert md("<div>a<div style='display:inline-table'>b</div>c</div>") == "a\n\nb\n\nc"
+
+
 def test_list_directly_inside_list_nests_under_previous_item() -> None:
     assert md("<ul><li>a</li><ul><li>sub</li></ul><li>b</li></ul>") == "- a\n  - sub\n- b"
 

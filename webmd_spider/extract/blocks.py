@@ -18,6 +18,7 @@ reader would ever see is rendered flat, which keeps the work linear.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lxml import etree
@@ -112,6 +113,8 @@ _MARKERS = {STRONG: "**", EM: "*", STRIKE: "~~"}
 END_BREAK, END_WRAP, END_LINK, END_BOX = range(4)
 _BREAK = (END_BREAK,)
 _STRING = etree.XPath("string()")
+# An inline `display` style makes a block element (div, span-like p...) flow inline.
+_INLINE_DISPLAY = re.compile(r"display\s*:\s*(?:-[a-z]+-)?inline(?!-table)", re.I).search
 
 
 class _Box:
@@ -243,6 +246,11 @@ class Renderer:
         if category == SKIP:
             return False, None
         inline = self.inline > 0
+        if category == BLOCK and _INLINE_DISPLAY(el.get("style") or ""):
+            # <div style="display:inline-block">: no line break around it; an empty
+            # one (a widget's shell) is skipped with its empty block children
+            empty = not str(_STRING(el)).strip() and next(el.iter("img"), None) is None
+            return not empty, None
         if category in (BLOCK, ROW) or (inline and category in (HEAD, LISTS, LI, BQ, HR, TABLE_EL)):
             self._block_break()
             return True, _BREAK
@@ -497,13 +505,18 @@ class Renderer:
                 parent.blocks.append((quoted, tx, QUOTE))
 
     def _close_item(self, box: _Box, parent: _Box) -> None:
-        md, tx = _join(box.blocks, "\n", tight=True)
+        blocks = box.blocks
+        if len(blocks) > 1 and blocks[0][2] == PARA == blocks[1][2] and not blocks[0][1]:
+            # <li><figure><img><figcaption>..: an image-only first paragraph joins the
+            # next one (soft break), so the marker line leads into the item's words
+            blocks[:2] = [(f"{blocks[0][0]}\n{blocks[1][0]}", blocks[1][1], PARA)]
+        md, tx = _join(blocks, "\n", tight=True)
         if not md:
             return
         marker = box.marker
         pad = " " * len(marker)
         lines = md.split("\n")
-        if box.blocks[0][2] in _BARE_FIRST:
+        if blocks[0][2] in _BARE_FIRST:
             head, rest = marker.rstrip(), lines
         else:
             head, rest = marker + lines[0], lines[1:]

@@ -14,17 +14,18 @@ from lxml import etree
 # --- escaping -----------------------------------------------------------------
 
 # Characters of a text node that Markdown could misread, escaped only where they
-# would be: a backslash before punctuation, every backtick, "*" next to a
-# non-space (could open or close emphasis), "_" at a word edge (snake_case stays
-# as is), "]" right before "(", "[" or ":" (link syntax), "<" that looks like a
-# tag, "&" that looks like an entity, "~~" (strikethrough).
+# would be: a backslash before punctuation or at the end of the run (the next
+# piece may be "]" or a line end), every backtick, "*" next to a non-space
+# (could open or close emphasis), "_" at a word edge (snake_case stays as is),
+# "]" right before "(", "[" or ":" (link syntax), "<" that looks like a tag, "&"
+# that looks like an entity, "~~" (strikethrough).
 _ESCAPE = re.compile(
-    r"\\(?=[!-/:-@\[-`{-~])|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
+    r"\\(?=[!-/:-@\[-`{-~]|$)|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
     r"|\](?=[(\[:])|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~)"
 )
 # Inside link text every bracket is escaped, so the link stays one link.
 _ESCAPE_IN_LINK = re.compile(
-    r"\\(?=[!-/:-@\[-`{-~])|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
+    r"\\(?=[!-/:-@\[-`{-~]|$)|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
     r"|[\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~)"
 )
 # Cheap pre-check: most text runs hold none of the characters above.
