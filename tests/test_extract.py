@@ -70,7 +70,7 @@ def words(text: str) -> set[str]:
 
 def outside_code(markdown: str) -> str:
     """Markdown with fenced code blocks removed (code keeps its blank lines exactly)."""
-    return re.sub(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1\s*$", "", markdown, flags=re.M | re.S)
+    return re.sub(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", "CODE", markdown, flags=re.M | re.S)
 
 
 def markdown_words(markdown: str) -> set[str]:

@@ -485,3 +485,93 @@ def test_byline_blocks_go_but_author_bios_and_headings_stay() -> None:
     assert "By Jane Doe" not in text
     assert "Posted 3/3/2024" in text, "a heading is never removed as a byline"
     assert "covers city hall" in text, "a bio written in sentences is prose"
+
+
+def test_a_link_list_with_a_sentence_is_not_a_link_farm() -> None:
+    bugs = "".join(
+        f"<li><a href='/bug/{i}'>Bug {i} - fix the window placement</a></li>" for i in range(5)
+    )
+    body = (
+        "<article><h1>Weekly notes</h1>" + prose(6) + "<h4>Picture-in-Picture</h4>"
+        "<ul><li>We have the green light for another round of students hacking on this next"
+        " semester, with two mentors who know the code and the tests well.</li>"
+        f"<li>In progress:<ul>{bugs}</ul></li></ul>" + prose(6) + "</article>"
+    )
+    text = select(body).root.text_content()
+    assert "green light" in text and "Bug 3" in text
+    farm = "".join(f"<li><a href='/t/{i}'>Topic {i}</a></li>" for i in range(6))
+    text = select(
+        "<article><h1>Story</h1>" + prose(6) + f"<ul>{farm}</ul></article>"
+    ).root.text_content()
+    assert "Topic 3" not in text, "a bare list of links is still a link farm"
+
+
+def test_chrome_classed_links_inside_a_paragraph_stay() -> None:
+    body = (
+        "<article><h1>Bartleby</h1><p>I am a <a class='popup' href='#g1'>rather elderly</a>"
+        " man. The nature of my <a class='popup' href='#g2'>avocations</a> for the last thirty"
+        " years has brought me into more than ordinary contact with law-copyists.</p>"
+        + prose(6)
+        + "<div><span class='share'>Share</span></div></article>"
+    )
+    text = select(body).root.text_content()
+    assert "rather elderly" in text and "avocations" in text
+    assert "Share" not in text, "a chrome-classed span outside prose still goes"
+
+
+def _slides(n: int) -> str:
+    return "".join(
+        f"<li><h2><span>{i}/{n}</span> Headline number {i}</h2><p>Caption for slide {i}: the"
+        f" company posted results that surprised analysts and moved shares sharply.</p></li>"
+        for i in range(1, n + 1)
+    )
+
+
+def test_a_slideshow_beside_the_article_goes() -> None:
+    body = (
+        "<article><h1>Hotel secrets</h1>"
+        + prose(8)
+        + "<div class='full-gallery'><h2>News in pictures</h2>"
+        + f"<ul class='legends'>{_slides(12)}</ul>"
+        "</div></article>"
+    )
+    text = select(body).root.text_content()
+    assert "Glaciers move slowly" in text
+    assert "Caption for slide" not in text and "News in pictures" not in text
+
+
+def test_a_slideshow_that_is_the_page_and_a_small_gallery_stay() -> None:
+    body = f"<article><h1>Photos</h1><div class='slideshow'><ul>{_slides(8)}</ul></div></article>"
+    assert "Caption for slide 3" in select(body).root.text_content()
+    small = "<li><img src='a.jpg'><p>Rural scene</p></li>" * 5
+    body = "<article><h1>Land</h1>" + prose(12) + f"<ul class='gallery'>{small}</ul></article>"
+    assert "Rural scene" in select(body).root.text_content(), "a few pictures in the text stay"
+
+
+def test_ad_labels_go() -> None:
+    body = (
+        "<article><h1>Story</h1>"
+        + prose(4)
+        + "<div class='x1'><div class='x2'><p>Advertisement</p></div></div>"
+        + "<div>STORY CONTINUES BELOW</div>"
+        + prose(4)
+        + "<p>Advertisement revenue fell, the report said.</p></article>"
+    )
+    text = select(body).root.text_content()
+    assert "STORY CONTINUES" not in text
+    assert text.count("Advertisement") == 1, "a sentence about ads is text"
+
+
+def test_an_h2_opening_the_title_beats_a_section_banner_h1() -> None:
+    title = "Babies Who Eat Peanuts Early May Avoid Allergy"
+    side = "".join(
+        f"<li><a href='/p{i}'>Promo {i}</a><p>Short blurb {i}.</p></li>" for i in range(6)
+    )
+    body = (
+        "<div id='bg'><div id='top'><h1>Allergies Health Center</h1></div>"
+        f"<div id='middle'><h2>{title}</h2>" + prose(8) + "</div>"
+        f"<div id='third'><h3>Today on the site</h3><ul>{side}</ul></div></div>"
+    )
+    text = select(body, title=title).root.text_content()
+    assert title in text
+    assert "Promo 3" not in text and "Allergies Health Center" not in text

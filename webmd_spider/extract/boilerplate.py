@@ -176,6 +176,7 @@ class Cleaner:
         self.root_is_page = root.tag in ("body", "html")
         self.candidates = chrome_candidates(root, stats) if candidates is None else candidates
         self._groups: dict[tuple[Element, str], int] = {}
+        self._paragraphs: set[Element] | None = None
 
     def run(self) -> None:
         inside: list[tuple[int, Element]] = []
@@ -188,11 +189,40 @@ class Cleaner:
             # dropped with an outer box already: no longer under the root
             if _depth_below(element, self.root) > 0 and self._is_chrome(element):
                 element.drop_tree()
+        galleries, labels, bylines = self._scan()
+        self._remove_galleries(galleries)
         self._remove_cookie_notices()
+        self._remove_ad_labels(labels)
         self._remove_related_lists()
         self._remove_teaser_cards()
         self._remove_anchor_links()
-        self._remove_bylines()
+        for element in bylines:
+            if element.getparent() is not None and _depth_below(element, self.root) > 0:
+                element.drop_tree()
+
+    def _scan(self) -> tuple[list[Element], list[Element], list[Element]]:
+        """One walk of the root: gallery boxes, ad-label leaves, byline blocks."""
+        galleries: list[Element] = []
+        labels: list[Element] = []
+        bylines: list[Element] = []
+        of = self.of
+        protected = self.protected
+        for element in self.root.iter(etree.Element):
+            if element is self.root or element in protected:
+                continue
+            s = of.get(element)
+            if s is None or s[CHARS] == 0:
+                continue
+            cls = element.get("class")
+            if cls and _gallery_name(cls) and self._is_gallery(element, galleries):
+                galleries.append(element)
+            if s[CHARS] <= v.AD_LABEL_MAX_CHARS and len(element) == 0:
+                text = element.text
+                if text and _SPACES.sub(" ", text).strip().lower() in v.AD_LABELS:
+                    labels.append(element)
+            if self._is_byline(element, s):
+                bylines.append(element)
+        return galleries, labels, bylines
 
     # -- landmark, class and link-farm rules ----------------------------------
 
@@ -213,6 +243,8 @@ class Cleaner:
                 and s[CHARS] <= v.GUARD_CONTENT_SHARE * self.content_chars
             )
         if verdict != NOT_CHROME:
+            if tag in v.INLINE_TAGS and self._in_prose(element):
+                return False
             if verdict == HEADER and self._is_own_header(element):
                 return False
             prose_guard = verdict != COMMENTS and not (class_words(element) & v.OVERLAY_WORDS)
@@ -222,7 +254,28 @@ class Cleaner:
             and s[LINKS] >= v.LINK_FARM_MIN_LINKS
             and s[LINK_CHARS] >= v.LINK_FARM_LINK_SHARE * s[CHARS]
             and s[CHARS] <= v.LINK_FARM_MAX_SHARE * self.content_chars
+            and s[PROSE] < v.LINK_FARM_KEEP_PROSE
+            and not self._sublist_of_prose(element)
         )
+
+    def _sublist_of_prose(self, element: Element) -> bool:
+        """A list nested in an item of a list that holds prose (a bug list under
+        "In progress:" in a list of notes) is part of that text."""
+        item = element.getparent()
+        if item is None or item.tag != "li":
+            return False
+        outer = item.getparent()
+        return outer is not None and self.stats.prose(outer) >= v.LINK_FARM_KEEP_PROSE
+
+    def _in_prose(self, element: Element) -> bool:
+        """An inline element flowing inside a prose paragraph (a glossary link
+        classed "popup" in a novel's text) is part of that text."""
+        if self._paragraphs is None:
+            self._paragraphs = {e for e, _ in self.stats.paragraphs}
+        for ancestor in element.iterancestors():
+            if ancestor.tag not in v.INLINE_TAGS:
+                return ancestor in self._paragraphs
+        return False
 
     def _landmark_is_chrome(
         self, element: Element, tag: str, role: str, s: tuple[int, ...]
@@ -290,6 +343,28 @@ class Cleaner:
             self._groups[key] = sum(self.stats.chars(e) for e in parent if e.get("class") == cls)
         return self._groups[key]
 
+    # -- galleries ------------------------------------------------------------
+
+    def _is_gallery(self, element: Element, found: list[Element]) -> bool:
+        if self.stats.chars(element) < v.GALLERY_MIN_SHARE * self.content_chars:
+            return False  # a few pictures in the text
+        if any(a in found for a in element.iterancestors()):
+            return False
+        return _longest_run(element) >= v.GALLERY_MIN_SLIDES
+
+    def _remove_galleries(self, found: list[Element]) -> None:
+        """Slideshows beside an article: a gallery-classed box holding a run of
+        many sibling slides and a fair share of the root's text, when the root
+        has prose enough outside it."""
+        if not found:
+            return
+        inside = sum(self.stats.prose(e) for e in found)
+        if self.content_prose - inside < v.GALLERY_ARTICLE_PROSE:
+            return  # the slideshow is the page's content
+        for element in found:
+            if element.getparent() is not None:
+                element.drop_tree()
+
     # -- text-recognised chrome -------------------------------------------------
 
     def _remove_cookie_notices(self) -> None:
@@ -313,6 +388,25 @@ class Cleaner:
             words = " ".join(block.itertext())
             if v.COOKIE_PHRASES.search(words) and v.COOKIE_ACTIONS.search(words):
                 block.drop_tree()
+
+    def _remove_ad_labels(self, labels: list[Element]) -> None:
+        """Blocks whose whole text is an ad label ("Advertisement", "Story continues
+        below"), with the wrappers that hold nothing else."""
+        doomed = []
+        for holder in labels:
+            size = self.stats.chars(holder)
+            parent = holder.getparent()
+            while (
+                parent is not None
+                and parent is not self.root
+                and parent not in self.protected
+                and self.stats.chars(parent) == size
+            ):
+                holder, parent = parent, parent.getparent()
+            doomed.append(holder)
+        for element in doomed:
+            if element.getparent() is not None and _depth_below(element, self.root) > 0:
+                element.drop_tree()
 
     def _remove_related_lists(self) -> None:
         for heading in list(self.root.iter(*v.RELATED_HEADING_TAGS)):
@@ -419,23 +513,14 @@ class Cleaner:
             if link.getparent() is not None:
                 link.drop_tree()
 
-    def _remove_bylines(self) -> None:
-        """Short byline / dateline blocks (their facts are the row's author and dates)."""
-        doomed = []
-        for element in self.root.iter(etree.Element):
-            if element is self.root or element in self.protected:
-                continue
-            s = self.of.get(element)
-            if s is None or not 0 < s[CHARS] <= v.BYLINE_MAX_CHARS or s[PROSE] > v.BYLINE_MAX_PROSE:
-                continue
-            if element.tag in v.HEADING_TAGS:
-                continue
-            names = " ".join(element.get(attr) or "" for attr in ("class", "id", "itemprop", "rel"))
-            if names.strip() and _is_byline_name(names) and not element.xpath(_ANY_HEADING):
-                doomed.append(element)
-        for element in doomed:
-            if element.getparent() is not None and _depth_below(element, self.root) > 0:
-                element.drop_tree()
+    def _is_byline(self, element: Element, s: tuple[int, ...]) -> bool:
+        """A short byline / dateline block (its facts are the row's author and dates)."""
+        if not s[CHARS] <= v.BYLINE_MAX_CHARS or s[PROSE] > v.BYLINE_MAX_PROSE:
+            return False
+        if element.tag in v.HEADING_TAGS:
+            return False
+        names = " ".join(element.get(attr) or "" for attr in ("class", "id", "itemprop", "rel"))
+        return bool(names.strip()) and _is_byline_name(names) and not element.xpath(_ANY_HEADING)
 
 
 def _is_byline_name(names: str) -> bool:
@@ -443,6 +528,32 @@ def _is_byline_name(names: str) -> bool:
     if any(w in v.BYLINE_WORDS for w in words):
         return True
     return any(pair in v.BYLINE_PAIRS for pair in itertools.pairwise(words))
+
+
+@lru_cache(maxsize=4096)
+def _gallery_name(value: str) -> bool:
+    """A class attribute with a name made of a gallery word and qualifiers
+    ("full-gallery", "slideshow-container"; not "gallery-caption-text")."""
+    for name in value.split():
+        words = [w.lower() for part in _NAME_SPLIT.split(name) for w in _CAMEL.split(part) if w]
+        if any(w in v.GALLERY_WORDS for w in words) and all(
+            w in v.GALLERY_WORDS or w in v.QUALIFIER_WORDS or w.isdigit() for w in words
+        ):
+            return True
+    return False
+
+
+def _longest_run(element: Element) -> int:
+    """The most children of one tag under any single element of `element`'s tree."""
+    best = 0
+    for node in element.iter(etree.Element):
+        if len(node) > best:
+            counts: dict[str, int] = {}
+            for child in node:
+                if isinstance(child.tag, str):
+                    counts[child.tag] = counts.get(child.tag, 0) + 1
+            best = max(best, *counts.values(), 0)
+    return best
 
 
 def _link_text(link: Element) -> str:

@@ -19,6 +19,7 @@ are measured once (`stats.measure`); nothing here recurses.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -105,8 +106,10 @@ def _normalized(text: str) -> str:
 def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
     """The page's title heading, or None when every <h1> is a logo or site name.
 
-    An <h1> scores up when <title> starts with its text, down when its text is
-    only elsewhere in <title> (the site name) or it sits in page chrome.
+    When no <h1> opens the <title> but an <h2> does, that <h2> is the title (the
+    <h1> is a section banner). An <h1> scores up when <title> starts with its
+    text, down when its text is only elsewhere in <title> (the site name) or it
+    sits in page chrome.
     """
     h1s = [h for h in body.iter("h1") if stats.chars(h) > 0][: v.MAX_H1_CANDIDATES]
     if not h1s:
@@ -118,8 +121,8 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
         text = _normalized(h1.text_content())
         score = 0.0
         if title and text:
-            if title.startswith(text[:40]) or text.startswith(title[:40]):
-                score += 2
+            if _matches_title(text, title):
+                score += _TITLE_MATCH
             elif text in title:
                 score -= 1
         if _in_chrome(h1):
@@ -129,7 +132,30 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
         score += min(len(text), 100) / 1000  # ties: the longer heading
         if score > best_score:
             best, best_score = h1, score
+    if title and best_score < _TITLE_MATCH:
+        # a section banner ("Allergies Health Center") above an <h2> that is the title
+        titled = _title_heading(body, stats, title)
+        if titled is not None:
+            return titled
     return best
+
+
+_TITLE_MATCH = 2.0
+
+
+def _matches_title(text: str, title: str) -> bool:
+    return bool(text) and (title.startswith(text[:40]) or text.startswith(title[:40]))
+
+
+def _title_heading(body: Element, stats: TextStats, title: str) -> Element | None:
+    """The first <h2> whose text opens the page's <title>, when it is long enough
+    to be a title and not a site name."""
+    for heading in itertools.islice(body.iter("h2"), v.MAX_H1_CANDIDATES):
+        if stats.chars(heading) < v.TITLE_HEADING_MIN_CHARS or _in_chrome(heading):
+            continue
+        if _matches_title(_normalized(heading.text_content()), title):
+            return heading
+    return None
 
 
 def _in_chrome(element: Element) -> bool:

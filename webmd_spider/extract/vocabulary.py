@@ -179,6 +179,9 @@ CONTENT_CONTAINERS: tuple[tuple[tuple[str, str], ...], ...] = (
 )
 #: Title of the page's <h1> is looked for in <title> when there are several.
 MAX_H1_CANDIDATES = 8
+#: An <h2> opening the <title> is the page's title (over an <h1> that does not)
+#: when it has this many characters: a headline, not a site name.
+TITLE_HEADING_MIN_CHARS = 20
 
 # --- boilerplate ----------------------------------------------------------------
 
@@ -244,6 +247,7 @@ QUALIFIER_WORDS = frozenset(
         *("threads", "meta", "info", "card", "cards", "feed", "layout", "upper"),
         *("lower", "above", "below", "after", "before", "end", "start", "home", "more"),
         *("next", "previous", "prev", "back", "static", "widget", "wrapper", "area"),
+        *("gallery", "slideshow", "carousel", "slider"),
     }
 )
 #: Chrome words of boxes drawn over the page (a "become an author" modal, a
@@ -315,9 +319,38 @@ PLAYER_MAX_PROSE = 200
 LINK_FARM_MIN_LINKS = 4
 LINK_FARM_LINK_SHARE = 0.7
 LINK_FARM_MAX_SHARE = 0.2
+#: ... and less than this much prose: a list of links with a sentence among
+#: them is part of the text, and so is a list of links nested in an item of
+#: a list holding that much prose ("In progress:" and its bug links).
+LINK_FARM_KEEP_PROSE = 100
 LINK_FARM_TAGS = frozenset(
     {"div", "section", "ul", "ol", "dl", "table", "nav", "aside", "footer", "header", "p"}
 )
+
+#: Galleries / slideshows: a box with a class name of GALLERY_WORDS (and
+#: qualifiers) holding GALLERY_MIN_SLIDES+ sibling slides goes, when the root
+#: keeps GALLERY_ARTICLE_PROSE characters of prose outside such boxes.
+GALLERY_WORDS = frozenset(
+    {"gallery", "slideshow", "slideshows", "carousel", "slider", "slides", "legends", "filmstrip"}
+)
+GALLERY_MIN_SLIDES = 4
+#: ... and at least this share of the root's text (a few pictures in an article stay).
+GALLERY_MIN_SHARE = 0.2
+GALLERY_ARTICLE_PROSE = 500
+
+#: Ad labels: an element whose whole text (lower-cased, spaces collapsed) is one
+#: of these, at most AD_LABEL_MAX_CHARS long, is the empty frame of an ad slot.
+AD_LABELS = frozenset(
+    {
+        *("advertisement", "advertisements", "advertising", "advert", "ad", "ads"),
+        *("sponsored", "sponsored content", "sponsored links", "paid content", "promoted"),
+        *("story continues below", "story continues below advertisement", "skip ad"),
+        *("article continues below", "article continues below advertisement"),
+        *("continue reading below", "continue reading the main story", "skip advertisement"),
+        *("content continues below", "ad feedback", "report this ad"),
+    }
+)
+AD_LABEL_MAX_CHARS = 40
 
 #: Headings that open a list of links to other pages.
 RELATED_HEADINGS = re.compile(
