@@ -575,3 +575,15 @@ def test_an_h2_opening_the_title_beats_a_section_banner_h1() -> None:
     text = select(body, title=title).root.text_content()
     assert title in text
     assert "Promo 3" not in text and "Allergies Health Center" not in text
+
+
+def test_highlighted_code_tokens_are_never_chrome() -> None:
+    prose = "Compile the file with the flags below and run the output with a runtime. " * 5
+    body = (
+        f"<article><h1>Standalone Wasm</h1><p>{prose}</p>"
+        '<pre><code><span class="token comment">// add.c</span>\n'
+        '<span class="token keyword">int</span> add(int a, int b) { return a + b; }'
+        '\n<span class="share">share(x);</span></code></pre></article>'
+    )
+    text = select(body).root.text_content()
+    assert "// add.c" in text and "share(x);" in text

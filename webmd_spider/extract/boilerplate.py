@@ -171,6 +171,9 @@ class Cleaner:
         if h1 is not None:
             self.protected.add(h1)
             self.protected.update(h1.iterancestors())
+        # Highlighters class code tokens "comment", "tag", "meta"...: never chrome.
+        for code in root.iter("pre", "code"):
+            self.protected.update(code.iterdescendants())
         self.content_chars = max(1, stats.chars(root))
         self.content_prose = stats.prose(root)
         self.root_is_page = root.tag in ("body", "html")
