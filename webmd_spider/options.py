@@ -43,6 +43,10 @@ class JobOptions:
     keep_images: bool = True
     max_chars: int = 0
     keep_frames: bool = False
+    chunk_size: int = 0
+    chunk_tokens: int = 0
+    chunk_overlap: int = 0
+    chunk_overlap_tokens: int = 0
     output_dir: str = "output"
     progress_secs: float = 5.0
 

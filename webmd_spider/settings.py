@@ -64,7 +64,9 @@ EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,
 }
-ITEM_PIPELINES: dict[str, int] = {}
+ITEM_PIPELINES = {
+    "webmd_spider.pipelines.chunks.ChunkPipeline": 300,
+}
 
 LOG_LEVEL = "INFO"
 
@@ -85,5 +87,9 @@ WEBMD_KEEP_LINKS = True
 WEBMD_KEEP_IMAGES = True
 WEBMD_MAX_CHARS = 0
 WEBMD_KEEP_FRAMES = False
+WEBMD_CHUNK_SIZE = 0
+WEBMD_CHUNK_TOKENS = 0
+WEBMD_CHUNK_OVERLAP = 0
+WEBMD_CHUNK_OVERLAP_TOKENS = 0
 WEBMD_OUTPUT_DIR = "output"
 WEBMD_PROGRESS_SECS = 5

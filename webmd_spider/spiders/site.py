@@ -31,6 +31,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
 
+from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
 from webmd_spider.items import Row, diagnostic_row
 from webmd_spider.ledger import RunLedger, SiteState
@@ -75,6 +76,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.url_filter = UrlFilter.from_strings([], [])
         self.robots: dict[str, RobotsRules] = {}
         self.extract_options = ExtractOptions()
+        self.chunk_budget: tuple[int, int] = (0, 0)  # (size, overlap) in characters
         self._inputs: list[StartInput] = []
         self._startup_rows: list[Row] = []
         self._summary_written = False
@@ -116,6 +118,12 @@ class SiteSpider(SitemapDiscovery, Spider):
                 f"nothing to crawl ({problems}). Give -a start=URL (or a domain), "
                 "-a start_file=PATH or -a input=job.json"
             )
+        try:
+            self.chunk_budget = chunk_budget(
+                opts.chunk_size, opts.chunk_tokens, opts.chunk_overlap, opts.chunk_overlap_tokens
+            )
+        except ChunkOptionsError as exc:
+            raise OptionsError(f"invalid-input: {exc}") from None
         self.extract_options = ExtractOptions(
             keep_links=opts.keep_links,
             keep_images=opts.keep_images,

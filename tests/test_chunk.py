@@ -1,0 +1,688 @@
+"""Tests for webmd_spider.chunk: options, the block scan, each chunking rule on
+hand-written Markdown, and hypothesis properties over generated documents."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from webmd_spider.chunk import (
+    BlockSpan,
+    Chunk,
+    ChunkOptionsError,
+    chunk_budget,
+    chunk_markdown,
+    scan_blocks,
+)
+
+URL = "https://example.com/page"
+
+# --------------------------------------------------------------------------- #
+# helpers
+# --------------------------------------------------------------------------- #
+
+_FENCE_LINE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
+
+
+def fences_balanced(text: str) -> bool:
+    """Every fence opened in `text` is closed in it (same char, at least as long)."""
+    fence = ""
+    for line in text.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if not match:
+            continue
+        mark, rest = match.group(1), match.group(2)
+        if not fence:
+            if mark[0] == "`" and "`" in rest:
+                continue
+            fence = mark
+        elif mark[0] == fence[0] and len(mark) >= len(fence) and not rest.strip():
+            fence = ""
+    return not fence
+
+
+def kinds(markdown: str) -> list[tuple[str, str]]:
+    return [(b.kind, markdown[b.start : b.end]) for b in scan_blocks(markdown)]
+
+
+def check_invariants(markdown: str, chunks: list[Chunk], size: int, overlap: int) -> None:
+    """Offsets exact, order, coverage, overlap bounds, fences, size bound, fields."""
+    assert chunks, "non-blank markdown gives chunks"
+    assert chunks[0].char_start == 0
+    assert chunks[-1].char_end == len(markdown)
+    for i, chunk in enumerate(chunks):
+        assert chunk.index == i
+        assert chunk.text == markdown[chunk.char_start : chunk.char_end]
+        assert chunk.char_count == len(chunk.text) > 0
+        assert chunk.token_estimate == -(-chunk.char_count // 4)
+        assert chunk.url == URL
+        assert chunk.heading_path_text == " > ".join(chunk.heading_path)
+        digest = hashlib.sha256(f"{URL}\0{chunk.text}".encode()).hexdigest()[:16]
+        assert chunk.chunk_id == digest
+        assert fences_balanced(chunk.text), chunk.text
+        if chunk.char_count > size + overlap:
+            # the one exception: an oversized code block or table, alone
+            blocks = scan_blocks(chunk.text)
+            assert len(blocks) == 1 and blocks[0].kind in ("code", "table"), chunk.text[:200]
+            assert blocks[0].end - blocks[0].start > size
+    for prev, chunk in itertools.pairwise(chunks):
+        assert chunk.char_end > prev.char_end
+        assert prev.char_start <= chunk.char_start <= prev.char_end  # no gap
+        back = prev.char_end - chunk.char_start
+        assert back <= overlap
+        if back:  # overlap starts at a word start
+            assert chunk.char_start > 0 and markdown[chunk.char_start - 1].isspace()
+            assert not markdown[chunk.char_start].isspace()
+    if overlap == 0:
+        assert "".join(c.text for c in chunks) == markdown
+
+
+# --------------------------------------------------------------------------- #
+# chunk_budget
+# --------------------------------------------------------------------------- #
+
+
+def test_budget_off_by_default() -> None:
+    assert chunk_budget() == (0, 0)
+    assert chunk_budget(0, 0, 0, 0) == (0, 0)
+
+
+def test_budget_chars_and_tokens() -> None:
+    assert chunk_budget(chunk_size=500) == (500, 0)
+    assert chunk_budget(chunk_size=10_000, chunk_overlap=5_000) == (10_000, 5_000)
+    assert chunk_budget(chunk_tokens=125) == (500, 0)
+    assert chunk_budget(chunk_tokens=2_500) == (10_000, 0)
+    assert chunk_budget(chunk_tokens=300, chunk_overlap_tokens=50) == (1_200, 200)
+    assert chunk_budget(chunk_size=1_000, chunk_overlap_tokens=125) == (1_000, 500)
+    assert chunk_budget(chunk_tokens=200, chunk_overlap=100) == (800, 100)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"chunk_size": 499}, r"chunk_size must be 500\.\.10000 characters.*got 499"),
+        ({"chunk_size": 10_001}, r"chunk_size must be 500\.\.10000 characters"),
+        ({"chunk_size": -1}, r"500\.\.10000"),
+        ({"chunk_tokens": 124}, r"chunk_tokens must be 125\.\.2500 tokens.*got 124"),
+        ({"chunk_tokens": 2_501}, r"125\.\.2500"),
+        ({"chunk_size": 800, "chunk_tokens": 200}, r"500\.\.10000 characters.*not both"),
+        ({"chunk_size": 800, "chunk_overlap": 401}, r"chunk_overlap must be 0\.\.400 characters"),
+        ({"chunk_size": 800, "chunk_overlap": -5}, r"0\.\.400"),
+        ({"chunk_tokens": 200, "chunk_overlap_tokens": 101}, r"must be 0\.\.100 tokens"),
+        ({"chunk_size": 800, "chunk_overlap": 10, "chunk_overlap_tokens": 5}, r"not both"),
+        ({"chunk_overlap": 100}, r"need chunk_size \(500\.\.10000 characters\)"),
+        ({"chunk_overlap_tokens": 10}, r"chunk_tokens \(125\.\.2500 tokens\)"),
+        ({"chunk_size": "800"}, r"whole number"),
+        ({"chunk_size": True}, r"whole number"),
+    ],
+)
+def test_budget_errors_name_the_range(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ChunkOptionsError, match=message):
+        chunk_budget(**kwargs)  # type: ignore[arg-type]
+
+
+def test_budget_error_is_a_value_error() -> None:
+    assert issubclass(ChunkOptionsError, ValueError)
+
+
+# --------------------------------------------------------------------------- #
+# scan_blocks
+# --------------------------------------------------------------------------- #
+
+
+def test_scan_basic_blocks() -> None:
+    md = (
+        "# Title\n\nFirst paragraph\nstill first.\n\n## Sub ##\n\n"
+        "| a | b |\n| --- | --- |\n| 1 | 2 |\n\n> quoted\n>\n> more\n\n---\n\nlast"
+    )
+    assert kinds(md) == [
+        ("heading", "# Title"),
+        ("paragraph", "First paragraph\nstill first."),
+        ("heading", "## Sub ##"),
+        ("table", "| a | b |\n| --- | --- |\n| 1 | 2 |"),
+        ("quote", "> quoted\n>\n> more"),
+        ("other", "---"),
+        ("paragraph", "last"),
+    ]
+    headings = [b for b in scan_blocks(md) if b.kind == "heading"]
+    assert [(h.level, h.text) for h in headings] == [(1, "Title"), (2, "Sub")]
+
+
+def test_scan_hash_lines_inside_fences_are_code() -> None:
+    md = (
+        "# Real\n\n```bash\n# not a heading\n\n## nor this\n```\n\n"
+        "~~~~\n# still code\n~~~\n```\n# code\n~~~~\n\n## Also real"
+    )
+    blocks = scan_blocks(md)
+    assert [b.kind for b in blocks] == ["heading", "code", "code", "heading"]
+    assert md[blocks[1].start : blocks[1].end] == "```bash\n# not a heading\n\n## nor this\n```"
+    # a ~~~~ fence is not closed by ~~~ nor by ```: runs to the ~~~~ line
+    assert md[blocks[2].start : blocks[2].end].endswith("# code\n~~~~")
+    assert [b.text for b in blocks if b.kind == "heading"] == ["Real", "Also real"]
+
+
+def test_scan_longer_fence_holds_shorter_one() -> None:
+    md = "`````md\n```python\n# comment\n```\n`````\n\ntext"
+    code = "`````md\n```python\n# comment\n```\n`````"
+    assert kinds(md) == [("code", code), ("paragraph", "text")]
+
+
+def test_scan_unclosed_fence_runs_to_the_end() -> None:
+    md = "intro\n\n```\n# code\n\nmore code\n\n\n"
+    assert kinds(md) == [("paragraph", "intro"), ("code", "```\n# code\n\nmore code")]
+
+
+def test_scan_inline_triple_backticks_are_not_a_fence() -> None:
+    md = "```inline``` code at a line start\n\n# Heading"
+    assert [k for k, _ in kinds(md)] == ["paragraph", "heading"]
+
+
+def test_scan_list_items_with_nested_fence() -> None:
+    md = (
+        "- first item\n  continued\n- second\n  ```python\n  # comment, not a heading\n\n"
+        "  x = 1\n  ```\n  after code\n1. numbered\n\n   loose paragraph\n\nafter the list"
+    )
+    assert kinds(md) == [
+        ("list_item", "- first item\n  continued"),
+        (
+            "list_item",
+            "- second\n  ```python\n  # comment, not a heading\n\n  x = 1\n  ```\n  after code",
+        ),
+        ("list_item", "1. numbered\n\n   loose paragraph"),
+        ("paragraph", "after the list"),
+    ]
+
+
+def test_scan_heading_forms() -> None:
+    md = "#hashtag is text\n\n####### seven\n\n#\n\n###### Six \\# escaped #"
+    blocks = scan_blocks(md)
+    assert [b.kind for b in blocks] == ["paragraph", "paragraph", "heading", "heading"]
+    assert (blocks[2].level, blocks[2].text) == (1, "")
+    assert (blocks[3].level, blocks[3].text) == (6, "Six # escaped")
+
+
+def test_scan_heading_interrupts_paragraph() -> None:
+    md = "text line\n# Heading\nmore text"
+    assert [k for k, _ in kinds(md)] == ["paragraph", "heading", "paragraph"]
+
+
+def test_scan_spans_have_no_blank_lines_around() -> None:
+    md = "\n\n  para one  \n\n\n- item\n\n\n```\ncode\n```\n\n\n"
+    for block in scan_blocks(md):
+        text = md[block.start : block.end]
+        assert text.strip("\n") == text and text.strip()
+
+
+def test_scan_empty() -> None:
+    assert scan_blocks("") == []
+    assert scan_blocks(" \n\n\t\n") == []
+
+
+# --------------------------------------------------------------------------- #
+# chunk_markdown: rules on hand-written Markdown
+# --------------------------------------------------------------------------- #
+
+
+def words(n: int, word: str = "word") -> str:
+    return " ".join(f"{word}{i}" for i in range(n))
+
+
+def sentences(n: int, length: int = 60) -> str:
+    """n sentences of about `length` characters each."""
+    out = []
+    for i in range(n):
+        body = f"Sentence {i} says"
+        while len(body) < length - 1:
+            body += " more"
+        out.append(body + ".")
+    return " ".join(out)
+
+
+def test_empty_and_off() -> None:
+    assert chunk_markdown("", URL, 500) == []
+    assert chunk_markdown(" \n\n\t ", URL, 500) == []
+    assert chunk_markdown("# Title\n\ntext", URL, 0) == []
+
+
+def test_small_page_is_one_chunk() -> None:
+    md = "Intro text.\n\nMore text.\n"
+    chunks = chunk_markdown(md, URL, 500)
+    assert len(chunks) == 1
+    assert chunks[0].text == md and chunks[0].heading_path == []
+    assert chunks[0].heading_path_text == ""
+
+
+def test_heading_paths_and_every_heading_starts_a_chunk() -> None:
+    md = (
+        "Preamble.\n\n# A\n\nunder a\n\n## B\n\nunder b\n\n### C\n\nunder c\n\n"
+        "## D\n\nunder d\n\n#### E\n\nunder e\n\n# F\n\nunder f\n"
+    )
+    chunks = chunk_markdown(md, URL, 500)
+    assert [c.heading_path for c in chunks] == [
+        [],
+        ["A"],
+        ["A", "B"],
+        ["A", "B", "C"],
+        ["A", "D"],
+        ["A", "D", "E"],
+        ["F"],
+    ]
+    assert chunks[3].heading_path_text == "A > B > C"
+    assert [c.text.split("\n", 1)[0] for c in chunks[1:]] == [
+        "# A",
+        "## B",
+        "### C",
+        "## D",
+        "#### E",
+        "# F",
+    ]
+    check_invariants(md, chunks, 500, 0)
+
+
+def test_hash_lines_in_code_do_not_start_chunks() -> None:
+    md = "# Setup\n\n```bash\n# install\npip install x\n## configure\n```\n\nDone.\n"
+    chunks = chunk_markdown(md, URL, 500)
+    assert len(chunks) == 1
+    assert chunks[0].heading_path == ["Setup"]
+
+
+def test_sections_split_at_block_boundaries() -> None:
+    paras = [sentences(4, 70) for _ in range(6)]  # ~280 chars each
+    md = "# T\n\n" + "\n\n".join(paras) + "\n"
+    chunks = chunk_markdown(md, URL, 500)
+    check_invariants(md, chunks, 500, 0)
+    for chunk in chunks[1:]:
+        assert chunk.text.startswith("Sentence 0 says")  # a paragraph start
+        assert chunk.text.rstrip().endswith(".")
+
+
+def test_long_paragraph_splits_at_sentence_ends() -> None:
+    md = sentences(40, 60) + "\n"
+    chunks = chunk_markdown(md, URL, 500)
+    assert len(chunks) >= 5
+    check_invariants(md, chunks, 500, 0)
+    for chunk in chunks:
+        assert chunk.text.rstrip().endswith(".")
+        assert chunk.text.startswith("Sentence ")
+
+
+def test_giant_sentence_splits_at_words() -> None:
+    md = words(400) + "."
+    chunks = chunk_markdown(md, URL, 500)
+    check_invariants(md, chunks, 500, 0)
+    assert len(chunks) >= 5
+    for chunk in chunks:
+        assert re.fullmatch(r"(word\d+ )*word\d+\.?\s*", chunk.text), chunk.text
+
+
+def test_giant_word_is_cut_at_the_budget() -> None:
+    md = "x" * 2_345
+    chunks = chunk_markdown(md, URL, 500)
+    assert [c.char_count for c in chunks] == [500, 500, 500, 500, 345]
+    check_invariants(md, chunks, 500, 0)
+    # with overlap: no word boundary to start an overlap at, so none; still terminates
+    chunks = chunk_markdown(md, URL, 500, 100)
+    check_invariants(md, chunks, 500, 100)
+
+
+def test_oversized_code_block_is_a_chunk_of_its_own() -> None:
+    code = "```python\n" + "\n".join(f"# line {i}\nx = {i}" for i in range(80)) + "\n```"
+    assert len(code) > 1_000
+    md = f"# Code\n\nBefore the code.\n\n{code}\n\nAfter the code.\n"
+    for overlap in (0, 100):
+        chunks = chunk_markdown(md, URL, 500, overlap)
+        check_invariants(md, chunks, 500, overlap)
+        texts = [c.text for c in chunks]
+        assert f"{code}\n\n" in texts
+        assert all(c.heading_path == ["Code"] for c in chunks)
+
+
+def test_code_block_that_fits_is_never_split() -> None:
+    code = "```\n" + "\n".join(f"line {i}" for i in range(40)) + "\n```"  # ~300
+    md = sentences(6, 60) + "\n\n" + code + "\n\n" + sentences(2, 60)
+    chunks = chunk_markdown(md, URL, 500)
+    check_invariants(md, chunks, 500, 0)
+    assert sum(code in c.text for c in chunks) == 1
+
+
+def test_table_kept_whole() -> None:
+    table = "| name | value |\n| --- | --- |\n" + "\n".join(
+        f"| row {i} | {i * 7} |" for i in range(18)
+    )
+    assert 300 < len(table) < 500
+    md = f"# Data\n\n{sentences(4, 60)}\n\n{table}\n\n{sentences(2, 60)}\n"
+    chunks = chunk_markdown(md, URL, 500)
+    check_invariants(md, chunks, 500, 0)
+    assert sum(table in c.text for c in chunks) == 1
+
+
+def test_oversized_table_is_a_chunk_of_its_own() -> None:
+    table = "| a | b |\n| --- | --- |\n" + "\n".join(f"| {i} | {i * i} |" for i in range(100))
+    md = f"Intro.\n\n{table}\n\nOutro."
+    chunks = chunk_markdown(md, URL, 500, 100)
+    check_invariants(md, chunks, 500, 100)
+    assert any(c.text.strip() == table for c in chunks)
+
+
+def test_list_item_fence_never_split() -> None:
+    code = "  ```\n" + "\n".join(f"  # step {i}" for i in range(30)) + "\n  ```"
+    item = f"- {sentences(5, 60)}\n{code}\n  {sentences(5, 60)}"
+    md = f"# Steps\n\n{item}\n"
+    for overlap in (0, 100):
+        chunks = chunk_markdown(md, URL, 500, overlap)
+        check_invariants(md, chunks, 500, overlap)
+        assert sum(code in c.text for c in chunks) == 1
+
+
+def test_overlap_repeats_the_tail_from_a_word_boundary() -> None:
+    md = "# Title\n\n" + sentences(30, 60) + "\n"
+    chunks = chunk_markdown(md, URL, 500, 100)
+    check_invariants(md, chunks, 500, 100)
+    assert chunks[0].char_start == 0  # the first chunk after a heading has no overlap
+    for prev, chunk in itertools.pairwise(chunks):
+        assert 0 < prev.char_end - chunk.char_start <= 100
+        assert prev.text.endswith(md[chunk.char_start : prev.char_end])
+
+
+def test_overlap_never_crosses_a_heading() -> None:
+    md = "# One\n\n" + sentences(12, 60) + "\n\n## Two\n\n" + sentences(12, 60) + "\n"
+    chunks = chunk_markdown(md, URL, 500, 200)
+    check_invariants(md, chunks, 500, 200)
+    two = md.index("## Two")
+    firsts = [c for c in chunks if c.text.startswith("## Two")]
+    assert len(firsts) == 1 and firsts[0].char_start == two
+    for chunk in chunks:
+        assert not chunk.char_start < two < chunk.char_end
+        # nor reaches back onto its own heading line
+        assert not chunk.text.startswith("# One") or chunk.index == 0
+
+
+def test_overlap_never_starts_inside_a_fence() -> None:
+    code = "```\n" + "\n".join(f"# code line {i}" for i in range(20)) + "\n```"  # ~300
+    md = f"# T\n\n{sentences(2, 60)}\n\n{code}\n\n{sentences(10, 60)}\n"
+    chunks = chunk_markdown(md, URL, 500, 200)
+    check_invariants(md, chunks, 500, 200)
+    after = [c for c in chunks if c.char_start > md.index(code)]
+    assert after
+    for chunk in after:
+        assert chunk.char_start >= md.index(code) + len(code)
+
+
+def test_overlap_inside_a_list_fence_shrinks_to_after_it() -> None:
+    code = "  ```\n" + "\n".join(f"  # step {i}" for i in range(20)) + "\n  ```"
+    md = f"# S\n\n- {sentences(2, 60)}\n{code}\n  {sentences(12, 60)}\n"
+    chunks = chunk_markdown(md, URL, 500, 200)
+    check_invariants(md, chunks, 500, 200)
+    start, end = md.index(code), md.index(code) + len(code)
+    for chunk in chunks:
+        assert not start < chunk.char_start < end
+
+
+def test_crumb_joins_the_piece_before() -> None:
+    first = "a" * 485 + "."
+    md = f"# T\n\n{first}\n\nShort end.\n"  # last piece ~11 chars < 10% of 500
+    assert len(chunk_markdown(md, URL, 500, 0)) == 2  # would not fit size + 0
+    chunks = chunk_markdown(md, URL, 500, 100)
+    assert len(chunks) == 1
+    check_invariants(md, chunks, 500, 100)
+    # a last piece of 10% or more stays a chunk of its own
+    md = f"# T\n\n{first}\n\n{sentences(1, 60)}\n"
+    chunks = chunk_markdown(md, URL, 500, 100)
+    assert len(chunks) == 2
+    check_invariants(md, chunks, 500, 100)
+
+
+def test_crumb_never_joins_across_a_heading() -> None:
+    md = f"# T\n\n{'a' * 470}.\n\n## U\n\nShort.\n"
+    chunks = chunk_markdown(md, URL, 500, 100)
+    assert [c.heading_path for c in chunks] == [["T"], ["T", "U"]]
+
+
+def test_ids_stable_and_url_dependent() -> None:
+    md = "# A\n\n" + sentences(20, 60) + "\n\n## B\n\ntext\n"
+    one = chunk_markdown(md, URL, 500, 100)
+    two = chunk_markdown(md, URL, 500, 100)
+    assert one == two
+    assert [c.chunk_id for c in one] == [c.chunk_id for c in two]
+    assert all(re.fullmatch(r"[0-9a-f]{16}", c.chunk_id) for c in one)
+    other = chunk_markdown(md, "https://example.com/other", 500, 100)
+    assert {c.chunk_id for c in one}.isdisjoint(c.chunk_id for c in other)
+    expected = hashlib.sha256(f"{URL}\0{one[0].text}".encode()).hexdigest()[:16]
+    assert one[0].chunk_id == expected
+
+
+def test_to_dict_is_json_ready_in_field_order() -> None:
+    chunk = chunk_markdown("# H\n\nhello world\n", URL, 500)[0]
+    data = chunk.to_dict()
+    assert list(data) == [
+        "index",
+        "chunk_id",
+        "url",
+        "heading_path",
+        "heading_path_text",
+        "text",
+        "char_start",
+        "char_end",
+        "char_count",
+        "token_estimate",
+    ]
+    assert json.loads(json.dumps(data)) == data
+    assert data["token_estimate"] == 5  # ceil(18 / 4)
+    assert data["heading_path"] == ["H"] and data["heading_path"] is not chunk.heading_path
+
+
+def test_renderer_spans_are_used() -> None:
+    md = "Title line\n\nbody " + sentences(3, 60)
+    spans = [
+        BlockSpan("heading", 0, 10, 2, "Title line"),
+        BlockSpan("paragraph", 12, len(md)),
+    ]
+    chunks = chunk_markdown(md, URL, 500, blocks=spans)
+    assert [c.heading_path for c in chunks] == [["Title line"]]
+    # unsorted and overlapping spans are tolerated
+    chunks = chunk_markdown(md, URL, 500, blocks=[spans[1], spans[0], BlockSpan("other", 5, 20)])
+    assert [c.heading_path for c in chunks] == [["Title line"]]
+    check_invariants(md, chunks, 500, 0)
+
+
+def test_scan_blocks_argument_equals_default() -> None:
+    md = "# A\n\n```\n# x\n```\n\n- a\n- b\n\n| t |\n\n" + sentences(30, 60)
+    for overlap in (0, 100):
+        assert chunk_markdown(md, URL, 500, overlap, blocks=scan_blocks(md)) == chunk_markdown(
+            md, URL, 500, overlap
+        )
+
+
+def test_whitespace_around_the_page_is_covered() -> None:
+    md = "\n\n  # Title\n\ntext\n\n\n"
+    chunks = chunk_markdown(md, URL, 500)
+    assert "".join(c.text for c in chunks) == md
+    assert chunks[0].heading_path == ["Title"]
+
+
+# --------------------------------------------------------------------------- #
+# hypothesis properties over generated documents
+# --------------------------------------------------------------------------- #
+
+VOCAB = [
+    *("the", "a", "data", "page", "crawl", "spider", "markdown", "token", "chunk"),
+    *("section", "heading", "table", "code", "list", "item", "quote", "retrieval"),
+    *("embedding", "vector", "search", "index", "answer", "model", "fast", "slow"),
+]
+
+
+@dataclass
+class Doc:
+    markdown: str
+    headings: list[tuple[int, int, str]]  # (offset, level, text)
+
+
+# Hypothesis draws the shape of a document (block kinds, sizes, a seed per block);
+# the words come from random.Random(seed): drawing every word is too slow.
+
+
+def gen_sentence(rng: random.Random) -> str:
+    kind = rng.randrange(10)
+    if kind == 0:  # a giant sentence: no sentence end for hundreds of words
+        return " ".join(rng.choices(VOCAB, k=rng.randint(100, 900)))
+    if kind == 1:  # a giant word
+        return "w" * rng.choice([rng.randint(20, 600), rng.randint(600, 4_500)])
+    body = " ".join(rng.choices(VOCAB, k=rng.randint(1, 25)))
+    return body.capitalize() + rng.choice(".!?..")
+
+
+def gen_paragraph(rng: random.Random) -> str:
+    return " ".join(gen_sentence(rng) for _ in range(rng.randint(1, 8)))
+
+
+def gen_code(rng: random.Random, lines_max: int, indent: str = "") -> str:
+    char = rng.choice("`~")
+    length = rng.randint(3, 5)
+    fence = char * length
+    lines = []
+    for i in range(rng.randint(0, lines_max)):
+        pick = rng.randrange(8)
+        if pick == 0:
+            lines.append(f"# comment {i}")
+        elif pick == 1:
+            lines.append(f"## not a heading {i}")
+        elif pick == 2:
+            lines.append("")
+        elif pick == 3:
+            lines.append("| not | a table |")
+        elif pick == 4 and length > 3:
+            lines.append(char * 3)  # a shorter fence does not close
+        elif pick == 5:
+            lines.append(f"- not an item {i}")
+        else:
+            lines.append(f"value_{i} = compute({i}, 'x')  # note")
+    body = [fence + rng.choice(["", "python", "bash"]), *lines, fence]
+    return "\n".join(indent + line if line else "" for line in body)
+
+
+def gen_list(rng: random.Random) -> str:
+    items = []
+    ordered = rng.random() < 0.5
+    for i in range(rng.randint(1, 6)):
+        marker = f"{i + 1}. " if ordered else "- "
+        item = marker + gen_paragraph(rng)
+        if rng.randrange(3) == 0:
+            pad = " " * len(marker)
+            item += "\n" + gen_code(rng, 12, pad)
+            if rng.random() < 0.5:
+                item += "\n" + pad + gen_paragraph(rng)
+        items.append(item)
+    return "\n".join(items)
+
+
+def gen_table(rng: random.Random, rows: int) -> str:
+    cols = rng.randint(1, 4)
+    head = "| " + " | ".join(f"col {c}" for c in range(cols)) + " |"
+    sep = "| " + " | ".join("---" for _ in range(cols)) + " |"
+    body = [
+        "| " + " | ".join(rng.choice(VOCAB) + f" r{r}c{c}" for c in range(cols)) + " |"
+        for r in range(rows)
+    ]
+    return "\n".join([head, sep, *body])
+
+
+def gen_quote(rng: random.Random) -> str:
+    return "\n>\n".join("> " + gen_paragraph(rng) for _ in range(rng.randint(1, 3)))
+
+
+BLOCK = st.tuples(
+    st.sampled_from(["heading"] * 3 + ["paragraph"] * 3 + ["list", "code", "table", "quote"]),
+    st.integers(0, 250),  # heading level seed, code lines, table rows
+    st.integers(0, 2**32 - 1),  # content seed
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> Doc:
+    parts: list[str] = []
+    headings: list[tuple[int, int, str]] = []
+    offset = 0
+    for kind, number, seed in draw(st.lists(BLOCK, min_size=1, max_size=25)):
+        rng = random.Random(seed)
+        if kind == "heading":
+            level = number % 4 + 1
+            text = " ".join(rng.choices(VOCAB, k=rng.randint(1, 5))) + f" {len(headings)}"
+            block = "#" * level + " " + text
+            headings.append((offset, level, text))
+        elif kind == "paragraph":
+            block = gen_paragraph(rng)
+        elif kind == "list":
+            block = gen_list(rng)
+        elif kind == "code":
+            block = gen_code(rng, number)
+        elif kind == "table":
+            block = gen_table(rng, max(1, number * 2 // 3))
+        else:
+            block = gen_quote(rng)
+        parts.append(block)
+        offset += len(block) + 2
+    markdown = "\n\n".join(parts) + draw(st.sampled_from(["", "\n", "\n\n"]))
+    return Doc(markdown, headings)
+
+
+def reference_path(doc: Doc, pos: int) -> list[str]:
+    path: list[tuple[int, str]] = []
+    for offset, level, text in doc.headings:
+        if offset > pos:
+            break
+        while path and path[-1][0] >= level:
+            path.pop()
+        path.append((level, text))
+    return [text for _, text in path]
+
+
+def check_document(doc: Doc, size: int, overlap: int) -> None:
+    md = doc.markdown
+    chunks = chunk_markdown(md, URL, size, overlap)
+    check_invariants(md, chunks, size, overlap)
+    heading_offsets = [offset for offset, _, _ in doc.headings]
+    for chunk in chunks:
+        # heading path: the reference at the chunk's last character
+        assert chunk.heading_path == reference_path(doc, chunk.char_end - 1)
+        # every heading starts a chunk; no chunk (nor its overlap) crosses one
+        for offset in heading_offsets:
+            assert not chunk.char_start < offset < chunk.char_end
+    starts = {c.char_start for c in chunks}
+    assert all(offset in starts for offset in heading_offsets)
+    # stable ids; the scan fallback equals passing its spans
+    again = chunk_markdown(md, URL, size, overlap, blocks=scan_blocks(md))
+    assert again == chunks
+
+
+def _property_test(size: int, with_overlap: bool) -> Callable[[], None]:
+    """One hypothesis test per (size, overlap): pytest-twisted re-wraps the inner test
+    of a parametrized @given test once per parameter set, so no parametrize here."""
+    overlap = size // 5 if with_overlap else 0
+
+    @settings(
+        max_examples=150,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(doc=documents())
+    def test(doc: Doc) -> None:
+        check_document(doc, size, overlap)
+
+    name = f"test_properties_size_{size}_overlap_{overlap}"
+    test.__name__ = test.__qualname__ = name
+    return test
+
+
+for _size in (500, 800, 1_500, 4_000):
+    for _with_overlap in (False, True):
+        _test = _property_test(_size, _with_overlap)
+        globals()[_test.__name__] = _test

@@ -1,0 +1,624 @@
+"""A page's Markdown split into embedding-ready chunks for RAG.
+
+Pure module: standard library only, nothing from Scrapy, Twisted or the rest of the
+project. The crawl calls `chunk_markdown()` on each page's Markdown, with the block
+spans of the renderer when it has them (`BlockSpan`), else `scan_blocks()` finds them.
+
+The rules, in order of strength:
+
+* Offsets are exact: ``chunk.text == markdown[chunk.char_start:chunk.char_end]``.
+* Chunks follow the page and cover all of it. Without overlap, the chunks' texts
+  joined give back the Markdown exactly: each chunk ends where the next begins (the
+  blank lines after a block belong to the chunk holding the block).
+* Every heading starts a new chunk, so ``heading_path`` (the H1 > H2 > ... the chunk
+  sits under) is right for the whole chunk.
+* A section longer than the budget splits at block boundaries; a block longer than the
+  budget at sentence ends (and line breaks); a sentence at word boundaries; a word at
+  the budget. A fenced code block or a table is never split: one longer than the
+  budget by itself is a chunk of its own, the one exception to the size bound
+  ``size + overlap``. Fences nested in list items or quotes are never split either.
+* Overlap repeats the tail of the previous chunk from a word boundary; it never reaches
+  back to the chunk's own heading (so the first chunk of a section has none) and never
+  starts inside a code fence (nor mid-row of a table).
+* No crumbs: a section's last piece under a tenth of the budget joins the piece before
+  it when the merged chunk stays within ``size + overlap``.
+
+Everything runs in time linear in the page: regular expressions and ``str.find``
+over ranges, no per-character Python loops.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+#: Bounds of the chunk options (characters; 1 token is taken as 4 characters).
+MIN_CHUNK_CHARS = 500
+MAX_CHUNK_CHARS = 10_000
+CHARS_PER_TOKEN = 4
+MIN_CHUNK_TOKENS = MIN_CHUNK_CHARS // CHARS_PER_TOKEN  # 125
+MAX_CHUNK_TOKENS = MAX_CHUNK_CHARS // CHARS_PER_TOKEN  # 2_500
+
+#: A section's last piece shorter than size // CRUMB_DIVISOR joins the piece before it.
+CRUMB_DIVISOR = 10
+
+BLOCK_KINDS = ("heading", "code", "table", "paragraph", "list_item", "quote", "other")
+_UNSPLITTABLE = frozenset({"code", "table"})
+
+
+@dataclass(frozen=True, slots=True)
+class BlockSpan:
+    """One top-level block of the Markdown: ``markdown[start:end]`` (no blank lines
+    around it). `level` and `text` (plain heading text) are set for headings."""
+
+    kind: str  # one of BLOCK_KINDS
+    start: int
+    end: int
+    level: int = 0
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One chunk of a page; ``text == markdown[char_start:char_end]``."""
+
+    index: int
+    chunk_id: str
+    url: str
+    heading_path: list[str]
+    heading_path_text: str
+    text: str
+    char_start: int
+    char_end: int
+    char_count: int
+    token_estimate: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict, keys in field order."""
+        return {
+            "index": self.index,
+            "chunk_id": self.chunk_id,
+            "url": self.url,
+            "heading_path": list(self.heading_path),
+            "heading_path_text": self.heading_path_text,
+            "text": self.text,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "char_count": self.char_count,
+            "token_estimate": self.token_estimate,
+        }
+
+
+class ChunkOptionsError(ValueError):
+    """A chunk option out of its allowed range (the message names the range)."""
+
+
+# --------------------------------------------------------------------------- #
+# options
+# --------------------------------------------------------------------------- #
+
+
+def _whole(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ChunkOptionsError(f"{name} must be a whole number, got {value!r}")
+    return value
+
+
+def chunk_budget(
+    chunk_size: int = 0,
+    chunk_tokens: int = 0,
+    chunk_overlap: int = 0,
+    chunk_overlap_tokens: int = 0,
+) -> tuple[int, int]:
+    """The chunk budget ``(size_chars, overlap_chars)`` from the user's options.
+
+    Size: `chunk_size` characters (500..10000) or `chunk_tokens` tokens (125..2500,
+    4 characters each), not both; both 0 means chunking is off: ``(0, 0)``. Overlap:
+    `chunk_overlap` characters or `chunk_overlap_tokens` tokens, not both; default 0,
+    at most half the size. Out-of-range values raise `ChunkOptionsError` naming the
+    allowed range; nothing is clamped.
+    """
+    chunk_size = _whole("chunk_size", chunk_size)
+    chunk_tokens = _whole("chunk_tokens", chunk_tokens)
+    chunk_overlap = _whole("chunk_overlap", chunk_overlap)
+    chunk_overlap_tokens = _whole("chunk_overlap_tokens", chunk_overlap_tokens)
+    if chunk_size and chunk_tokens:
+        raise ChunkOptionsError(
+            f"give chunk_size ({MIN_CHUNK_CHARS}..{MAX_CHUNK_CHARS} characters) or "
+            f"chunk_tokens ({MIN_CHUNK_TOKENS}..{MAX_CHUNK_TOKENS} tokens), not both"
+        )
+    if chunk_overlap and chunk_overlap_tokens:
+        raise ChunkOptionsError("give chunk_overlap (characters) or chunk_overlap_tokens, not both")
+    if chunk_size:
+        if not MIN_CHUNK_CHARS <= chunk_size <= MAX_CHUNK_CHARS:
+            raise ChunkOptionsError(
+                f"chunk_size must be {MIN_CHUNK_CHARS}..{MAX_CHUNK_CHARS} characters "
+                f"(or 0 for no chunking), got {chunk_size}"
+            )
+        size = chunk_size
+    elif chunk_tokens:
+        if not MIN_CHUNK_TOKENS <= chunk_tokens <= MAX_CHUNK_TOKENS:
+            raise ChunkOptionsError(
+                f"chunk_tokens must be {MIN_CHUNK_TOKENS}..{MAX_CHUNK_TOKENS} tokens "
+                f"(or 0 for no chunking), got {chunk_tokens}"
+            )
+        size = chunk_tokens * CHARS_PER_TOKEN
+    else:
+        size = 0
+    if size == 0:
+        if chunk_overlap or chunk_overlap_tokens:
+            raise ChunkOptionsError(
+                "chunk_overlap / chunk_overlap_tokens need chunk_size "
+                f"({MIN_CHUNK_CHARS}..{MAX_CHUNK_CHARS} characters) or chunk_tokens "
+                f"({MIN_CHUNK_TOKENS}..{MAX_CHUNK_TOKENS} tokens)"
+            )
+        return 0, 0
+    half = size // 2
+    if chunk_overlap_tokens:
+        most = half // CHARS_PER_TOKEN
+        if not 0 <= chunk_overlap_tokens <= most:
+            raise ChunkOptionsError(
+                f"chunk_overlap_tokens must be 0..{most} tokens (at most half the chunk "
+                f"size of {size // CHARS_PER_TOKEN} tokens), got {chunk_overlap_tokens}"
+            )
+        return size, chunk_overlap_tokens * CHARS_PER_TOKEN
+    if not 0 <= chunk_overlap <= half:
+        raise ChunkOptionsError(
+            f"chunk_overlap must be 0..{half} characters (at most half the chunk size "
+            f"of {size} characters), got {chunk_overlap}"
+        )
+    return size, chunk_overlap
+
+
+# --------------------------------------------------------------------------- #
+# block scan (fallback when the renderer gives no spans)
+# --------------------------------------------------------------------------- #
+
+_HEADING_CLOSE = re.compile(r"(?:^|[ \t]+)#+$")
+_UNESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+#: a line that starts another block (so it cannot continue a paragraph lazily)
+_STARTS = (
+    r" {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}[^`\n]*$|~{3,}|[|>]"
+    r"|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)"
+    r"|(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$)"
+)
+#: the next line that is not blank; the block starts at the line start
+_NEXT_LINE = re.compile(r"^[^\S\n]*\S", re.MULTILINE)
+#: fenced code: a closing fence of the same character at least as long, or the end
+_FENCE_CODE = {
+    char: re.compile(
+        rf" {{0,3}}({char}{{3,}}){info}(?=\n|\Z)"
+        rf"(?:\n(?:.*\n)*?[ \t]*\1{char}*[ \t]*(?=\n|\Z)|(?P<open>(?:\n.*)*))"
+    )
+    for char, info in (("`", "[^`\n]*"), ("~", ".*"))
+}
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*(?=\n|\Z)")
+_TABLE = re.compile(r" {0,3}\|.*(?:\n *\|.*)*")
+_QUOTE = re.compile(rf" {{0,3}}>.*(?:\n(?=.*\S)(?: *>|(?!{_STARTS})).*)*", re.MULTILINE)
+_RULE = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})(?=\n|\Z)")
+#: a list item: the marker line, then indented lines (blank lines allowed before an
+#: indented line), indented fences with whatever they hold, and lazy continuations
+_ITEM = re.compile(
+    r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t].*)?(?=\n|\Z)"
+    r"(?:\n[ \t]+(`{3,})[^`\n]*\n(?:.*\n)*?[ \t]*\1`*[ \t]*(?=\n|\Z)"
+    r"|\n[ \t]+(~{3,}).*\n(?:.*\n)*?[ \t]*\2~*[ \t]*(?=\n|\Z)"
+    r"|(?:\n[^\S\n]*)*\n[ \t]+\S.*"
+    rf"|\n(?=.*\S)(?!{_STARTS}).*)*",
+    re.MULTILINE,
+)
+_PARAGRAPH = re.compile(rf".*(?:\n(?=.*\S)(?!{_STARTS}).*)*", re.MULTILINE)
+
+
+def _heading_text(raw: str | None) -> str:
+    text = _HEADING_CLOSE.sub("", (raw or "").strip()).strip()
+    return _UNESCAPE.sub(r"\1", text)
+
+
+def scan_blocks(markdown: str) -> list[BlockSpan]:
+    """The top-level blocks of `markdown`, for when the renderer gives no spans.
+
+    Fence-aware (``` and ~~~ fences of any length >= 3, closed by a fence of the same
+    character at least as long; a "#" line inside a fence is code, not a heading; an
+    unclosed fence runs to the end). Finds ATX headings, GFM tables (consecutive lines
+    starting with "|"), list items (the marker line plus its indented or lazy
+    continuation lines, blank lines before an indented line, and indented fences with
+    their blank lines), block quotes, thematic breaks ("other") and paragraphs. A
+    heading, fence, table, quote or list item also ends a paragraph without a blank
+    line. Regular expressions over the whole string: no per-line Python loop.
+    """
+    blocks: list[BlockSpan] = []
+    append = blocks.append
+    pos = 0
+    next_line = _NEXT_LINE.search
+    while True:
+        found = next_line(markdown, pos)
+        if found is None:
+            return blocks
+        start = found.start()
+        first = found.end() - 1
+        char = markdown[first]
+        match: re.Match[str] | None = None
+        kind = "paragraph"
+        if first - start <= 3:
+            if char in "`~":
+                match = _FENCE_CODE[char].match(markdown, start)
+                if match:
+                    end = match.end()
+                    if match.group("open") is not None:  # unclosed: to the last word
+                        end = start + len(markdown[start:end].rstrip())
+                    append(BlockSpan("code", start, end))
+                    pos = end
+                    continue
+            elif char == "#":
+                match = _HEADING.match(markdown, start)
+                if match:
+                    level = len(match.group(1))
+                    append(
+                        BlockSpan(
+                            "heading", start, match.end(), level, _heading_text(match.group(2))
+                        )
+                    )
+                    pos = match.end()
+                    continue
+            elif char == "|":
+                match, kind = _TABLE.match(markdown, start), "table"
+            elif char == ">":
+                match, kind = _QUOTE.match(markdown, start), "quote"
+            elif char in "-*_+" or char.isdigit():
+                match = _RULE.match(markdown, start)
+                if match:
+                    kind = "other"
+                else:
+                    match = _ITEM.match(markdown, start)
+                    kind = "list_item"
+        if match is None:
+            match, kind = _PARAGRAPH.match(markdown, start), "paragraph"
+        end = match.end() if match else len(markdown)
+        append(BlockSpan(kind, start, end))
+        pos = end
+
+
+# --------------------------------------------------------------------------- #
+# chunking
+# --------------------------------------------------------------------------- #
+
+#: sentence-level cut points (cut after the match): a sentence end and its spaces, or
+#: a line break and the indentation after it
+_SENTENCE_CUT = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]*_]*\s+|\n[ \t]*")
+_SPACES = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S")
+#: fence lines inside a block (list item, quote): any indentation or ">" prefix
+_NESTED_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$", re.MULTILINE)
+
+
+def _nested_fences(markdown: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Fenced stretches inside ``markdown[start:end]``: from the start of the opening
+    fence line to just after the closing fence line (its "\\n" included when inside)."""
+    if markdown.find("```", start, end) < 0 and markdown.find("~~~", start, end) < 0:
+        return []
+    ranges: list[tuple[int, int]] = []
+    open_at = -1
+    mark = ""
+    for match in _NESTED_FENCE.finditer(markdown, start, end):
+        fence, rest = match.group(1), match.group(2)
+        if open_at < 0:
+            if fence[0] == "`" and "`" in rest:
+                continue
+            open_at, mark = match.start(), fence
+        elif fence[0] == mark[0] and len(fence) >= len(mark) and not rest.strip():
+            close = match.end()
+            if close < end and markdown[close] == "\n":
+                close += 1
+            ranges.append((open_at, close))
+            open_at = -1
+    if open_at >= 0:
+        ranges.append((open_at, end))
+    return ranges
+
+
+#: atom kinds: kept whole and within the size / kept whole though oversized (a chunk
+#: alone) / a single word longer than the size, cut anywhere to fill the chunks
+_FIT, _BIG, _WORD = 0, 1, 2
+#: (start, end, kind): a contiguous stretch of the page
+_Atom = tuple[int, int, int]
+#: (start, end, oversized): a chunk before its overlap
+_Piece = tuple[int, int, bool]
+
+
+class _Chunker:
+    """One page's chunking state (kept per call; nothing global)."""
+
+    __slots__ = (
+        "block_ends",
+        "fence_cache",
+        "kinds",
+        "md",
+        "overlap",
+        "size",
+        "unit_ends",
+        "unit_starts",
+    )
+
+    def __init__(self, markdown: str, size: int, overlap: int, blocks: list[BlockSpan]):
+        self.md = markdown
+        self.size = size
+        self.overlap = overlap
+        count = len(blocks)
+        # unit i: block i plus the gap up to the next block; the first starts at 0
+        self.unit_starts = [0] + [blocks[i].start for i in range(1, count)]
+        self.unit_ends = [*self.unit_starts[1:], len(markdown)]
+        self.kinds = [block.kind for block in blocks]
+        self.block_ends = [block.end for block in blocks]
+        self.fence_cache: dict[int, list[tuple[int, int]]] = {}
+
+    def fences(self, unit: int) -> list[tuple[int, int]]:
+        cached = self.fence_cache.get(unit)
+        if cached is None:
+            cached = _nested_fences(self.md, self.unit_starts[unit], self.unit_ends[unit])
+            self.fence_cache[unit] = cached
+        return cached
+
+    # --- atoms: contiguous stretches, each within the size unless unsplittable ----
+
+    def atoms(self, unit: int, out: list[_Atom]) -> None:
+        start, end = self.unit_starts[unit], self.unit_ends[unit]
+        size = self.size
+        if end - start <= size:
+            out.append((start, end, _FIT))
+            return
+        if self.kinds[unit] in _UNSPLITTABLE:
+            block_end = self.block_ends[unit]
+            if block_end - start <= size:  # the block fits, its trailing gap does not
+                out.append((start, block_end, _FIT))
+                self.split_text(block_end, end, 0, out)
+            else:
+                out.append((start, end, _BIG))
+            return
+        pos = start
+        for fence_start, fence_end in self.fences(unit):
+            if fence_start > pos:
+                self.split_text(pos, fence_start, 0, out)
+            out.append((fence_start, fence_end, _BIG if fence_end - fence_start > size else _FIT))
+            pos = fence_end
+        if pos < end:
+            self.split_text(pos, end, 0, out)
+
+    def split_text(self, start: int, end: int, level: int, out: list[_Atom]) -> None:
+        """Cut ``md[start:end]`` into stretches within the size: at sentence ends and
+        line breaks (level 0), after spaces (1), before spaces (2); what is left is a
+        word longer than the size, cut by the packer wherever the chunk is full."""
+        size = self.size
+        if end - start <= size:
+            out.append((start, end, _FIT))
+            return
+        if level >= 3:
+            out.append((start, end, _WORD))
+            return
+        md = self.md
+        if level == 0:
+            cuts = [m.end() for m in _SENTENCE_CUT.finditer(md, start, end)]
+        elif level == 1:
+            cuts = [m.end() for m in _SPACES.finditer(md, start, end)]
+        else:
+            cuts = [m.start() for m in _SPACES.finditer(md, start, end)]
+        pos = start
+        for cut in cuts:
+            if pos < cut < end:
+                self.split_text(pos, cut, level + 1, out)
+                pos = cut
+        self.split_text(pos, end, level + 1, out)
+
+    # --- pieces of a section -----------------------------------------------------
+
+    def pieces(self, first: int, last: int) -> list[_Piece]:
+        """Units first..last (one section) packed greedily into pieces."""
+        atoms: list[_Atom] = []
+        for unit in range(first, last + 1):
+            self.atoms(unit, atoms)
+        size = self.size
+        pieces: list[_Piece] = []
+        cur_start = cur_end = -1
+        for start, end, kind in atoms:
+            if kind == _BIG:
+                if cur_start >= 0:
+                    pieces.append((cur_start, cur_end, False))
+                    cur_start = -1
+                pieces.append((start, end, True))
+            elif kind == _WORD:  # fill the current piece, then whole pieces of the size
+                pos = start
+                if cur_start >= 0:
+                    pos = cur_start + size
+                    pieces.append((cur_start, pos, False))
+                while end - pos > size:
+                    pieces.append((pos, pos + size, False))
+                    pos += size
+                cur_start, cur_end = pos, end
+            elif cur_start < 0:
+                cur_start, cur_end = start, end
+            elif end - cur_start <= size:
+                cur_end = end
+            else:
+                pieces.append((cur_start, cur_end, False))
+                cur_start, cur_end = start, end
+        if cur_start >= 0:
+            pieces.append((cur_start, cur_end, False))
+        return pieces
+
+    # --- overlap -------------------------------------------------------------------
+
+    def unit_at(self, pos: int, first: int, last: int) -> int:
+        """The unit in first..last holding offset `pos` (binary search)."""
+        starts = self.unit_starts
+        lo, hi = first, last
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= pos:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def overlap_start(self, floor: int, end: int, first: int, last: int) -> int:
+        """Where the overlap before a piece starting at `end` begins: at most
+        `overlap` back, not before `floor`, at a word start, outside fences and
+        table rows; `end` when there is no such place (no overlap)."""
+        md = self.md
+        pos = max(floor, end - self.overlap)
+        for _ in range(64):  # each round moves forward; a handful of rounds at most
+            if pos >= end:
+                return end
+            if pos and not md[pos - 1].isspace():  # mid-word: to the next word
+                match = _SPACES.search(md, pos, end)
+                if not match:
+                    return end
+                pos = match.end()
+            match = _NON_SPACE.search(md, pos, end)
+            if not match:
+                return end
+            pos = match.start()
+            unit = self.unit_at(pos, first, last)
+            kind = self.kinds[unit]
+            if kind == "code":
+                if pos < self.block_ends[unit]:  # inside the code block: after it
+                    pos = self.block_ends[unit]
+                    continue
+                return pos
+            if kind == "table":
+                line_start = md.rfind("\n", 0, pos) + 1
+                if line_start != pos and line_start >= self.unit_starts[unit]:
+                    newline = md.find("\n", pos, end)
+                    pos = end if newline < 0 else newline + 1
+                    continue
+                return pos
+            inside = next(
+                (
+                    r
+                    for r in self.fences(unit)
+                    if r[0] < pos < r[1] and md[r[0] : pos].strip(" \t>")
+                ),
+                None,
+            )
+            if inside is None:  # outside nested fences (or right at one's opening line)
+                return pos
+            pos = inside[1]
+        return end
+
+    # --- all of it -------------------------------------------------------------------
+
+    def run(self, blocks: list[BlockSpan]) -> list[tuple[int, int, list[str]]]:
+        """(char_start, char_end, heading_path) of each chunk, in page order."""
+        out: list[tuple[int, int, list[str]]] = []
+        path: list[tuple[int, str]] = []
+        count = len(blocks)
+        first = 0
+        while first < count:
+            last = first
+            while last + 1 < count and blocks[last + 1].kind != "heading":
+                last += 1
+            head = blocks[first]
+            if head.kind == "heading":
+                level = head.level if 1 <= head.level <= 6 else 1
+                while path and path[-1][0] >= level:
+                    path.pop()
+                path.append((level, head.text))
+                # overlap never reaches back to the heading itself
+                floor = self.unit_ends[first]
+            else:
+                floor = self.unit_starts[first]
+            names = [name for _, name in path]
+            self.section(first, last, floor, names, out)
+            first = last + 1
+        return out
+
+    def section(
+        self,
+        first: int,
+        last: int,
+        floor: int,
+        names: list[str],
+        out: list[tuple[int, int, list[str]]],
+    ) -> None:
+        pieces = self.pieces(first, last)
+        size, overlap = self.size, self.overlap
+        starts: list[int] = []
+        prev_start = -1
+        for number, (start, _end, big) in enumerate(pieces):
+            chunk_start = start
+            if overlap and number and not big:
+                # a proper tail: never the whole previous chunk
+                chunk_start = self.overlap_start(max(floor, prev_start + 1), start, first, last)
+            starts.append(chunk_start)
+            prev_start = chunk_start
+        if len(pieces) >= 2:  # no crumbs
+            crumb_start, crumb_end, crumb_big = pieces[-1]
+            if (
+                not crumb_big
+                and (crumb_end - crumb_start) * CRUMB_DIVISOR < size
+                and crumb_end - starts[-2] <= size + overlap
+            ):
+                pieces[-2:] = [(pieces[-2][0], crumb_end, False)]
+                starts.pop()
+        for (_start, end, _big), chunk_start in zip(pieces, starts, strict=True):
+            out.append((chunk_start, end, list(names)))
+
+
+def _normalize(blocks: list[BlockSpan], length: int) -> list[BlockSpan]:
+    """Spans in page order, inside the page, non-empty and not overlapping."""
+    ordered = sorted(blocks, key=lambda block: (block.start, block.end))
+    kept: list[BlockSpan] = []
+    reach = 0
+    for block in ordered:
+        if block.start < reach or block.start >= block.end or block.end > length:
+            continue
+        kept.append(block)
+        reach = block.end
+    return kept
+
+
+def chunk_id(url: str, text: str) -> str:
+    """First 16 hex digits of sha256(url + "\\0" + text): stable across runs."""
+    return hashlib.sha256(f"{url}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def chunk_markdown(
+    markdown: str,
+    url: str,
+    size: int,
+    overlap: int = 0,
+    blocks: list[BlockSpan] | None = None,
+) -> list[Chunk]:
+    """`markdown` as chunks of at most `size` characters plus `overlap` (see the
+    module docstring for the rules). `blocks` are the renderer's top-level block
+    spans; without them `scan_blocks()` finds them. Empty or blank Markdown, or
+    `size` 0 (chunking off), gives []."""
+    if size <= 0 or not markdown or markdown.isspace():
+        return []
+    overlap = max(0, min(overlap, size))
+    spans = scan_blocks(markdown) if blocks is None else _normalize(blocks, len(markdown))
+    if not spans:
+        first = _NON_SPACE.search(markdown)
+        start = first.start() if first else 0
+        spans = [BlockSpan("other", start, len(markdown.rstrip()))]
+    chunker = _Chunker(markdown, size, overlap, spans)
+    chunks: list[Chunk] = []
+    for index, (start, end, names) in enumerate(chunker.run(spans)):
+        text = markdown[start:end]
+        count = end - start
+        chunks.append(
+            Chunk(
+                index=index,
+                chunk_id=chunk_id(url, text),
+                url=url,
+                heading_path=names,
+                heading_path_text=" > ".join(names),
+                text=text,
+                char_start=start,
+                char_end=end,
+                char_count=count,
+                token_estimate=-(-count // CHARS_PER_TOKEN),
+            )
+        )
+    return chunks
