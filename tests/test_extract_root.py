@@ -587,3 +587,47 @@ def test_highlighted_code_tokens_are_never_chrome() -> None:
     )
     text = select(body).root.text_content()
     assert "// add.c" in text and "share(x);" in text
+
+
+def test_ui_word_blocks_go() -> None:
+    controls = (
+        "<div class='x1'><div class='x2'><span>Full Screen</span></div></div>"
+        "<div><button>Autoplay</button></div>"
+        "<div>1 of 24</div>"
+        "<p><a href='/buy'>Buy Photo</a></p>"
+        "<div>Font Size <a href='#'>A</a> <a href='#'>A</a> <a href='#'>A</a></div>"
+        "<ul><li><a href='#'>Print</a></li><li><a href='#'>Email</a></li>"
+        "<li><a href='#'>Share</a></li><li><a href='#'>Tweet</a></li></ul>"
+        "<div><span>Comments (12)</span></div>"
+        "<div>Show more</div><div>Skip ad</div><div>Replay</div><div>Close</div>"
+    )
+    body = "<article><h1>Story</h1>" + prose(4) + controls + prose(4) + "</article>"
+    text = " ".join(select(body).root.text_content().split())
+    for word in ("Full Screen", "Autoplay", "1 of 24", "Buy Photo", "Font"):
+        assert word not in text, word
+    for word in ("Print", "Tweet", "Comments", "Show more", "Skip ad", "Replay", "Close"):
+        assert word not in text, word
+    assert "Glaciers move slowly" in text
+
+
+def test_ui_words_in_text_headings_tables_and_code_stay() -> None:
+    body = (
+        "<article><h1>Story</h1>"
+        + prose(4)
+        + "<p>Print the form and sign it.</p>"
+        + "<h2>Share</h2>"
+        + prose(2)
+        + "<table><tr><th><p>Comment</p></th><th>Status</th></tr>"
+        + "<tr><td>ok</td><td>done</td></tr></table>"
+        + "<p><a href='/next'>Next</a></p><p><a href='/prev'>Previous</a></p>"
+        + "<p>Read more:</p><p><a href='/x'>The other story</a></p>"
+        + "<div>Image</div><div>Facebook</div><div>1 / 5</div>"
+        + "<pre><code>print\n</code></pre>"
+        + prose(4)
+        + "</article>"
+    )
+    text = select(body).root.text_content()
+    for kept in ("Print the form and sign it.", "Share", "Comment", "Next", "Previous"):
+        assert kept in text, kept
+    for kept in ("Read more:", "Image", "Facebook", "1 / 5", "print\n"):
+        assert kept in text, kept

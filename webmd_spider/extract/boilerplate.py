@@ -192,10 +192,11 @@ class Cleaner:
             # dropped with an outer box already: no longer under the root
             if _depth_below(element, self.root) > 0 and self._is_chrome(element):
                 element.drop_tree()
-        galleries, labels, bylines = self._scan()
+        galleries, labels, bylines, controls = self._scan()
         self._remove_galleries(galleries)
         self._remove_cookie_notices()
         self._remove_ad_labels(labels)
+        self._remove_ui_blocks(controls)
         self._remove_related_lists()
         self._remove_teaser_cards()
         self._remove_anchor_links()
@@ -203,11 +204,14 @@ class Cleaner:
             if element.getparent() is not None and _depth_below(element, self.root) > 0:
                 element.drop_tree()
 
-    def _scan(self) -> tuple[list[Element], list[Element], list[Element]]:
-        """One walk of the root: gallery boxes, ad-label leaves, byline blocks."""
+    def _scan(self) -> tuple[list[Element], list[Element], list[Element], list[Element]]:
+        """One walk of the root: gallery boxes, ad-label leaves, byline blocks and
+        UI-word blocks (outermost ones only)."""
         galleries: list[Element] = []
         labels: list[Element] = []
         bylines: list[Element] = []
+        controls: list[Element] = []
+        in_control: set[Element] = set()
         of = self.of
         protected = self.protected
         for element in self.root.iter(etree.Element):
@@ -225,7 +229,15 @@ class Cleaner:
                     labels.append(element)
             if self._is_byline(element, s):
                 bylines.append(element)
-        return galleries, labels, bylines
+            if s[CHARS] <= v.UI_BLOCK_MAX_CHARS and s[PROSE] == 0:
+                if element.getparent() in in_control:
+                    in_control.add(element)  # inside a found block: nothing new
+                elif element.tag not in v.UI_SKIP_TAGS and _is_ui_block(element):
+                    in_control.add(element)
+                    # the text of a heading or a table cell is the page's, whatever its words
+                    if not any(a.tag in v.UI_STOP_TAGS for a in element.iterancestors()):
+                        controls.append(element)
+        return galleries, labels, bylines, controls
 
     # -- landmark, class and link-farm rules ----------------------------------
 
@@ -411,6 +423,25 @@ class Cleaner:
             if element.getparent() is not None and _depth_below(element, self.root) > 0:
                 element.drop_tree()
 
+    def _remove_ui_blocks(self, controls: list[Element]) -> None:
+        """UI-word blocks ("Full Screen", "1 of 24", "Buy Photo"), with the
+        wrappers that hold nothing else."""
+        doomed = []
+        for holder in controls:
+            size = self.stats.chars(holder)
+            parent = holder.getparent()
+            while (
+                parent is not None
+                and parent is not self.root
+                and parent not in self.protected
+                and self.stats.chars(parent) == size
+            ):
+                holder, parent = parent, parent.getparent()
+            doomed.append(holder)
+        for element in doomed:
+            if element.getparent() is not None and _depth_below(element, self.root) > 0:
+                element.drop_tree()
+
     def _remove_related_lists(self) -> None:
         for heading in list(self.root.iter(*v.RELATED_HEADING_TAGS)):
             if heading.getparent() is None or heading in self.protected:
@@ -524,6 +555,30 @@ class Cleaner:
             return False
         names = " ".join(element.get(attr) or "" for attr in ("class", "id", "itemprop", "rel"))
         return bool(names.strip()) and _is_byline_name(names) and not element.xpath(_ANY_HEADING)
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _is_ui_block(element: Element) -> bool:
+    """All the element's words are interface words, fillers, numbers or single
+    letters, with one interface word at least (or a "1 of 24" counter), and it
+    holds no heading, code or table."""
+    text = element.text_content().strip()
+    if text.endswith(":"):
+        return False
+    words = _WORDS.findall(text.lower())
+    if not words:
+        return False
+    real = False
+    for word in words:
+        if word in v.UI_WORDS:
+            real = True
+        elif not (word in v.UI_FILLER_WORDS or word.isdigit() or len(word) == 1):
+            return False
+    if not real and not v.UI_COUNTER.match(text):
+        return False
+    return next(element.iter(*v.UI_KEEP_DESCENDANTS), None) is None
 
 
 def _is_byline_name(names: str) -> bool:

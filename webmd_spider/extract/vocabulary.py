@@ -352,6 +352,42 @@ AD_LABELS = frozenset(
 )
 AD_LABEL_MAX_CHARS = 40
 
+#: UI-word blocks: a short block (at most UI_BLOCK_MAX_CHARS) whose every word is
+#: an interface word ("Full Screen", "Buy Photo", "Font Size A A A", "Comments
+#: (12)"), a filler word, a number or a single letter, with at least one
+#: interface word (or a counter "1 of 24"), is a control of the page, not text.
+#: "Next" / "Previous" / "Back" are not here: a lone pager link may be content;
+#: nor is a block ending in ":" ("Read more:"), the lead-in of what follows.
+UI_WORDS = frozenset(
+    {
+        *("full", "screen", "fullscreen", "autoplay", "close", "caption", "captions"),
+        *("buy", "font", "size", "print", "email", "mail", "share", "shares", "tweet"),
+        *("pin", "reply", "replies", "comment", "comments", "show", "hide", "more"),
+        *("less", "skip", "replay", "play", "pause", "mute", "unmute", "copy", "copied"),
+        *("read", "later", "save", "saved", "bookmark", "expand", "collapse", "toggle"),
+        *("zoom", "enlarge", "embed", "permalink", "retry"),
+    }
+)
+#: Words allowed in a UI-word block that do not make one by themselves (a
+#: credit "Facebook" or a placeholder "Image" is text of the page).
+UI_FILLER_WORDS = frozenset(
+    {
+        *("of", "this", "the", "to", "on", "in", "all", "now", "story", "article", "page"),
+        *("via", "view", "link", "photo", "photos", "image", "images", "video", "videos"),
+        *("gallery", "facebook", "twitter", "whatsapp", "linkedin", "pinterest", "reddit"),
+        *("flipboard", "sms"),
+    }
+)
+#: A slide counter "1 of 24" ("1 / 5" may be a score or a date: not counted).
+UI_COUNTER = re.compile(r"^\s*\d+\s+of\s+\d+\s*$", re.IGNORECASE)
+UI_BLOCK_MAX_CHARS = 40
+#: Tags never judged as UI-word blocks themselves (their list, row or block is).
+UI_SKIP_TAGS = frozenset(
+    {*HEADING_TAGS, *INLINE_TAGS, "li", "td", "th", "tr", "dt", "dd", "caption", "summary"}
+)
+#: A UI-word block holding one of these is text, not a control.
+UI_KEEP_DESCENDANTS = ("h1", "h2", "h3", "h4", "h5", "h6", "pre", "code", "table", "kbd")
+
 #: Headings that open a list of links to other pages.
 RELATED_HEADINGS = re.compile(
     r"^\s*(?:related(?:\s+(?:posts?|articles?|stories|content|reading|links|videos|guides|pages))?"
@@ -401,3 +437,5 @@ EDIT_LINK_TEXT = re.compile(
 )
 EDIT_LINK_MAX_CHARS = 40
 PERMALINK_MAX_CHARS = 10
+#: A UI-word block inside one of these (a heading's, a table cell's words) stays.
+UI_STOP_TAGS = frozenset({*HEADING_TAGS, "td", "th", "tr", "table", "caption", "summary"})
