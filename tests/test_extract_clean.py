@@ -94,6 +94,17 @@ def test_hidden_elements_go() -> None:
     assert _text(root) == "Seen shown block"
 
 
+def test_collapsed_boxes_go_but_embed_frames_and_line_heights_stay() -> None:
+    root = _page(
+        "<p>Seen</p><div style='height:0px; line-height:0px; overflow:hidden'>seo copy</div>"
+        "<div style='height: 0; overflow: hidden; padding-bottom: 56%'>frame</div>"
+        "<div style='line-height:0px; overflow:hidden'>tight</div>"
+        "<div style='max-height:0; overflow:hidden'>folded</div>"
+    )
+    remove_never_content(root)
+    assert _text(root) == "Seen frame tight folded"
+
+
 def test_hidden_tab_panel_is_kept_and_labelled_from_its_tab() -> None:
     root = _page(
         "<div class='tabs'><div role='tablist'>"

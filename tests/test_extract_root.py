@@ -44,7 +44,7 @@ def words(selection: Selection) -> str:
     [
         *("nav", "site-footer", "main-nav", "mainNav", "post-share", "share-buttons"),
         *("sidebar", "related-posts", "cookie-banner", "breadcrumbs", "ad", "ad-slot"),
-        *("sr-only", "toc"),
+        *("sr-only", "toc", "mood", "mood_title", "contentBreadcrumbs2", "breadcrumb-content"),
     ],
 )
 def test_chrome_names(name: str) -> None:
@@ -90,6 +90,36 @@ def test_class_rule_never_removes_element_with_h1_or_most_text() -> None:
     text = words(sel)
     assert "The Title" in text
     assert "Glaciers move slowly" in text
+
+
+def test_tag_list_label_goes_with_its_links() -> None:
+    sel = select(
+        "<article><h1>The Title</h1>" + prose(4) + "<div class='x'><span class='label'>Tags</span>"
+        "<div class='items'><ul><li><a href='/t/ice'>Ice</a></li>"
+        "<li><a href='/t/flow'>Flow</a></li></ul></div></div>"
+        "<p>Tags: a word that opens a sentence stays here.</p></article>"
+    )
+    text = words(sel)
+    assert "Glaciers move slowly" in text
+    assert "Ice" not in text and "Flow" not in text
+    assert "a word that opens a sentence stays" in text
+
+
+def test_comment_thread_in_a_lone_wrapper_is_not_its_containers_majority() -> None:
+    comments = "<div class='comments'>" + prose(2, "Anonymous wrote:") + "</div>"
+    sel = select(
+        "<article><h1>The Title</h1>"
+        + prose(4)
+        + "<div class='pane-x'>"
+        + comments
+        + "</div></article>"
+    )
+    text = words(sel)
+    assert "The Title" in text
+    assert "Anonymous wrote" not in text
+    # a forum thread that is the page's content stays
+    sel = select("<h1>The Title</h1><div class='comments'>" + prose(6, "Bob wrote:") + "</div>")
+    assert "Bob wrote" in words(sel)
 
 
 # --- landmarks ----------------------------------------------------------------------

@@ -49,6 +49,16 @@ COMMENTS = 2  # a comment thread: kept only as the link-light majority of its co
 CHROME = 3
 
 
+_NUMBERED = re.compile(r"^([a-z]{3,}?)\d+$")
+
+
+def _word(word: str) -> str:
+    """A lower-cased name word, a number glued to its end dropped ("breadcrumbs2")."""
+    lower = word.lower()
+    match = _NUMBERED.match(lower)
+    return match.group(1) if match else lower
+
+
 @lru_cache(maxsize=8192)
 def name_verdict(name: str) -> int:
     """Judge one class or id name: NOT_CHROME, CHROME, or HEADER."""
@@ -57,8 +67,10 @@ def name_verdict(name: str) -> int:
         return NOT_CHROME
     if lower in v.BOILERPLATE_NAMES:
         return CHROME
-    words = [w.lower() for part in _NAME_SPLIT.split(name) for w in _CAMEL.split(part) if w]
+    words = [_word(w) for part in _NAME_SPLIT.split(name) for w in _CAMEL.split(part) if w]
     chrome = [w for w in words if w in v.BOILERPLATE_WORDS]
+    if any(w in v.STRONG_BOILERPLATE_WORDS for w in words):
+        return CHROME
     if not chrome or any(w in v.CONTENT_WORDS for w in words):
         return NOT_CHROME
     for word in words:
@@ -168,6 +180,7 @@ class Cleaner:
         self.stats = stats
         self.of = stats.of
         self.protected: set[Element] = set()
+        self.tag_labels: list[Element] = []  # found by `_scan`
         if h1 is not None:
             self.protected.add(h1)
             self.protected.update(h1.iterancestors())
@@ -198,6 +211,7 @@ class Cleaner:
         self._remove_ad_labels(labels)
         self._remove_ui_blocks(controls)
         self._remove_related_lists()
+        self._remove_tag_lists()
         self._remove_teaser_cards()
         self._remove_anchor_links()
         for element in bylines:
@@ -211,6 +225,8 @@ class Cleaner:
         labels: list[Element] = []
         bylines: list[Element] = []
         controls: list[Element] = []
+        tag_labels: list[Element] = []
+        self.tag_labels = tag_labels
         in_control: set[Element] = set()
         of = self.of
         protected = self.protected
@@ -227,6 +243,10 @@ class Cleaner:
                 text = element.text
                 if text and _SPACES.sub(" ", text).strip().lower() in v.AD_LABELS:
                     labels.append(element)
+            if s[CHARS] <= v.TAG_LIST_LABEL_MAX_CHARS and len(element) == 0:
+                text = element.text
+                if text and v.TAG_LIST_LABELS.match(text):
+                    tag_labels.append(element)
             if self._is_byline(element, s):
                 bylines.append(element)
             if s[CHARS] <= v.UI_BLOCK_MAX_CHARS and s[PROSE] == 0:
@@ -346,10 +366,22 @@ class Cleaner:
         # forum thread), is the link-light majority of its container
         cls = element.get("class")
         group = self._group_chars(parent, cls) if cls else chars
+        if group <= chars:
+            # a wrapper that holds nothing else is no container: the box it sits in is
+            parent = self._container_of(parent, chars)
         return (
             group >= v.GUARD_MAJORITY_MIN_CHARS
             and group >= v.GUARD_MAJORITY_SHARE * self.stats.chars(parent)
         )
+
+    def _container_of(self, wrapper: Element, chars: int) -> Element:
+        """`wrapper` or its first ancestor (up to the root) holding more than `chars` of text."""
+        while wrapper is not self.root and self.stats.chars(wrapper) <= chars:
+            parent = wrapper.getparent()
+            if parent is None:
+                break
+            wrapper = parent
+        return wrapper
 
     def _group_chars(self, parent: Element, cls: str) -> int:
         """Text of the children of `parent` with class `cls` (cached: no quadratic walks)."""
@@ -464,11 +496,28 @@ class Cleaner:
                 for element in (anchor, *lists):
                     element.drop_tree()
 
-    def _is_link_list(self, element: Element) -> bool:
+    def _remove_tag_lists(self) -> None:
+        """A tag-list label ("Tags", "Filed under:") with the link lists after it."""
+        for label in self.tag_labels:
+            if label.getparent() is None or _depth_below(label, self.root) <= 0:
+                continue
+            anchor, following = label, label.getnext()
+            parent = label.getparent()
+            if following is None and parent is not None and len(parent) == 1:
+                anchor, following = parent, parent.getnext()  # <h4><span>Tags</span></h4><ul>
+            lists = []
+            while following is not None and self._is_link_list(following, min_links=1):
+                lists.append(following)
+                following = following.getnext()
+            if lists and anchor is not self.root and anchor not in self.protected:
+                for element in (anchor, *lists):
+                    element.drop_tree()
+
+    def _is_link_list(self, element: Element, min_links: int = 2) -> bool:
         s = self.of.get(element)
         if s is None or not isinstance(element.tag, str) or element in self.protected:
             return False
-        return s[LINKS] >= 2 and s[LINK_CHARS] >= v.RELATED_LIST_LINK_SHARE * s[CHARS]
+        return s[LINKS] >= min_links and s[LINK_CHARS] >= v.RELATED_LIST_LINK_SHARE * s[CHARS]
 
     def _remove_teaser_cards(self) -> None:
         """Runs of sibling cards, each a linked headline and a short blurb."""

@@ -90,12 +90,21 @@ def _hidden_elements(root: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]
         name = value.attrname
         if name == "style":
             compact = value.lower().replace(" ", "")
-            if not any(s in compact for s in v.HIDDEN_STYLES):
+            if not any(s in compact for s in v.HIDDEN_STYLES) and not _collapsed(compact):
                 continue
         elif name == "aria-hidden" and value.strip().lower() != "true":
             continue
         found[value.getparent()] = None
     return list(found)
+
+
+def _collapsed(style: str) -> bool:
+    """A compact inline style that collapses its box to nothing (zero height, overflow clipped)."""
+    return (
+        v.COLLAPSED_STYLE_ALSO in style
+        and v.COLLAPSED_STYLE_UNLESS not in style
+        and v.COLLAPSED_STYLE.search(style) is not None
+    )
 
 
 def _classes(element: lxml.html.HtmlElement) -> list[str]:

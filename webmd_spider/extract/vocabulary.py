@@ -34,6 +34,12 @@ FORM_KEEP_IF_CONTAINS = ("h1", "article", "main")
 
 #: Inline styles that hide an element (matched on the lower-cased, space-free style).
 HIDDEN_STYLES = ("display:none", "visibility:hidden")
+#: A box collapsed to zero height with its overflow clipped shows nothing (a copy of
+#: the byline kept for search engines). Matched on the same compact style; a
+#: padded one is a responsive embed frame ("height:0;padding-bottom:56%") and stays.
+COLLAPSED_STYLE = re.compile(r"(?:^|;)height:0(?:px|em|rem|%)?(?:;|$)")
+COLLAPSED_STYLE_ALSO = "overflow:hidden"
+COLLAPSED_STYLE_UNLESS = "padding"
 #: Hidden tab panels are content (the other language of a code sample...).
 TABPANEL_ROLES = frozenset({"tabpanel"})
 TABPANEL_CLASSES = frozenset(
@@ -224,6 +230,7 @@ BOILERPLATE_WORDS = frozenset(
         *("skiplink", "skip", "editsection", "byline-share", "dropdown", "offcanvas"),
         *("tags", "tagcloud", "taglist", "crumbs", "toolbar", "shoutbox", "jump"),
         *("lightbox", "overlay", "paywall", "colophon", "sitemap", "masthead"),
+        *("mood", "moods", "reactions"),  # "how did this news make you feel"
     }
 )
 #: Chrome words of comment threads: such a box is kept only when it is the
@@ -253,6 +260,8 @@ QUALIFIER_WORDS = frozenset(
 #: Chrome words of boxes drawn over the page (a "become an author" modal, a
 #: sign-up popup): their prose does not guard them.
 OVERLAY_WORDS = frozenset({"modal", "popup", "lightbox", "dialog"})
+#: Chrome words that no content word outweighs: "content-breadcrumbs" is a trail.
+STRONG_BOILERPLATE_WORDS = frozenset({"breadcrumb", "breadcrumbs", "crumbs"})
 #: A class or id with one of these words names content, whatever else it says:
 #: "comment-body", "content-header", "article-text".
 CONTENT_WORDS = frozenset({"content", "contents", "body", "text", "prose", "copy"})
@@ -400,6 +409,14 @@ RELATED_HEADINGS = re.compile(
     r"|recent\s+(?:posts|articles|stories))\s*[:.!]?\s*$",
     re.IGNORECASE,
 )
+#: The label of a page's tag list ("Tags", "Filed under:"): with the link lists
+#: that follow it (or the links after it in its own block) it is chrome.
+TAG_LIST_LABELS = re.compile(
+    r"^\s*(?:tags?|tagged(?:\s+(?:with|as))?|topics|filed\s+under|keywords|labels"
+    r"|mots[-\s]cl[ée]s|schlagw[öo]rter|etiquetas|标签|關鍵字|关键词|タグ)\s*[:\uff1a]?\s*$",
+    re.IGNORECASE,
+)
+TAG_LIST_LABEL_MAX_CHARS = 20
 RELATED_HEADING_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 #: What follows such a heading is a link list when this share of it is link text.
 RELATED_LIST_LINK_SHARE = 0.5
