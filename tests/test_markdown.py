@@ -766,3 +766,14 @@ def test_property_never_raises_on_any_text(html: str, as_document: bool) -> None
     out = render(root, base_url=PAGE, page_site=SITE, max_chars=100)
     assert isinstance(out, Rendered)
     assert_well_formed(out.markdown)
+
+
+def test_pre_inside_a_heading_stays_apart_from_the_heading_words() -> None:
+    # found by hypothesis: "<h2>0<pre>```0" glued the heading word to the code in text
+    out = render_strict(
+        lxml.html.fragment_fromstring("<h2>0<pre>```0</pre></h2>", create_parent="div"),
+        base_url="http://x/",
+        page_site="x",
+    )
+    assert out.text == "0 ```0"
+    assert out.markdown.startswith("## 0 ")

@@ -666,6 +666,7 @@ class Renderer:
 
     def _code_block(self, code: str, language: str) -> None:
         if self.inline:  # a table cell or heading: one code span per line
+            self.box.sep = True  # a block: apart from the words before it
             for line in code.split("\n"):
                 line = line.strip()
                 if line:
