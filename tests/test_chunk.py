@@ -202,6 +202,12 @@ def test_scan_list_items_with_nested_fence() -> None:
     ]
 
 
+def test_scan_unclosed_fence_in_item_ends_with_the_item() -> None:
+    # as in CommonMark: an unindented line ends the item, and the item ends its fence
+    md = "- item\n  ```\n  # code\n# Heading"
+    assert kinds(md) == [("list_item", "- item\n  ```\n  # code"), ("heading", "# Heading")]
+
+
 def test_scan_heading_forms() -> None:
     md = "#hashtag is text\n\n####### seven\n\n#\n\n###### Six \\# escaped #"
     blocks = scan_blocks(md)
@@ -686,3 +692,43 @@ for _size in (500, 800, 1_500, 4_000):
     for _with_overlap in (False, True):
         _test = _property_test(_size, _with_overlap)
         globals()[_test.__name__] = _test
+
+
+# Line soup: Markdown-looking lines in any order, malformed included (unclosed fences,
+# lazy lines, stray markers). The scan must give valid spans and the chunker its
+# offsets and coverage; fences may legitimately be unbalanced here.
+SOUP_LINE = st.sampled_from(
+    [
+        *("", "", " ", "text here", "more. words! and? so", "# h", "## h2 ##", "#no"),
+        *("```", "```py", "````", "~~~", "~~~~", "```x```", "- item", "* item", "1. one"),
+        *("2) two", "  indented", "    deep", "  ```", "  ~~~", "| a | b |", " | c |"),
+        *("> q", ">", "---", "***", "- - -", "\t tab", "  - sub", "+ plus", "w" * 700),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(SOUP_LINE, max_size=40))
+def test_line_soup(lines: list[str]) -> None:
+    md = "\n".join(lines)
+    blocks = scan_blocks(md)
+    reach = 0
+    for block in blocks:
+        assert reach <= block.start < block.end <= len(md)
+        text = md[block.start : block.end]
+        assert text.strip() and text[0] != "\n" and text[-1] != "\n"
+        assert md[reach : block.start].isspace() or reach == block.start
+        assert (block.kind == "heading") == (1 <= block.level <= 6)
+        reach = block.end
+    assert not md[reach:].strip()
+    for overlap in (0, 100):
+        chunks = chunk_markdown(md, URL, 500, overlap)
+        if not md.strip():
+            assert chunks == []
+            continue
+        assert chunks[0].char_start == 0 and chunks[-1].char_end == len(md)
+        for prev, chunk in itertools.pairwise(chunks):
+            assert chunk.text == md[chunk.char_start : chunk.char_end]
+            assert prev.char_start <= chunk.char_start <= prev.char_end < chunk.char_end
+        if overlap == 0:
+            assert "".join(c.text for c in chunks) == md

@@ -195,7 +195,7 @@ _FENCE_CODE = {
     )
     for char, info in (("`", "[^`\n]*"), ("~", ".*"))
 }
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*(?=\n|\Z)")
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?(?=\n|\Z)")
 _TABLE = re.compile(r" {0,3}\|.*(?:\n *\|.*)*")
 _QUOTE = re.compile(rf" {{0,3}}>.*(?:\n(?=.*\S)(?: *>|(?!{_STARTS})).*)*", re.MULTILINE)
 _RULE = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})(?=\n|\Z)")
@@ -213,8 +213,16 @@ _PARAGRAPH = re.compile(rf".*(?:\n(?=.*\S)(?!{_STARTS}).*)*", re.MULTILINE)
 
 
 def _heading_text(raw: str | None) -> str:
-    text = _HEADING_CLOSE.sub("", (raw or "").strip()).strip()
-    return _UNESCAPE.sub(r"\1", text)
+    text = (raw or "").strip()
+    if text.endswith("#"):  # closing sequence: "## Title ##"
+        text = _HEADING_CLOSE.sub("", text).rstrip()
+    if "\\" in text:
+        text = _UNESCAPE.sub(r"\1", text)
+    return text
+
+
+#: a block as the chunker keeps it: (kind, start, end, level, text)
+_Block = tuple[str, int, int, int, str]
 
 
 def scan_blocks(markdown: str) -> list[BlockSpan]:
@@ -229,7 +237,12 @@ def scan_blocks(markdown: str) -> list[BlockSpan]:
     heading, fence, table, quote or list item also ends a paragraph without a blank
     line. Regular expressions over the whole string: no per-line Python loop.
     """
-    blocks: list[BlockSpan] = []
+    return [BlockSpan(*block) for block in _scan(markdown)]
+
+
+def _scan(markdown: str) -> list[_Block]:
+    """`scan_blocks()` as plain tuples (building dataclasses costs more than the scan)."""
+    blocks: list[_Block] = []
     append = blocks.append
     pos = 0
     next_line = _NEXT_LINE.search
@@ -249,18 +262,14 @@ def scan_blocks(markdown: str) -> list[BlockSpan]:
                     end = match.end()
                     if match.group("open") is not None:  # unclosed: to the last word
                         end = start + len(markdown[start:end].rstrip())
-                    append(BlockSpan("code", start, end))
+                    append(("code", start, end, 0, ""))
                     pos = end
                     continue
             elif char == "#":
                 match = _HEADING.match(markdown, start)
                 if match:
                     level = len(match.group(1))
-                    append(
-                        BlockSpan(
-                            "heading", start, match.end(), level, _heading_text(match.group(2))
-                        )
-                    )
+                    append(("heading", start, match.end(), level, _heading_text(match.group(2))))
                     pos = match.end()
                     continue
             elif char == "|":
@@ -277,7 +286,7 @@ def scan_blocks(markdown: str) -> list[BlockSpan]:
         if match is None:
             match, kind = _PARAGRAPH.match(markdown, start), "paragraph"
         end = match.end() if match else len(markdown)
-        append(BlockSpan(kind, start, end))
+        append((kind, start, end, 0, ""))
         pos = end
 
 
@@ -285,9 +294,11 @@ def scan_blocks(markdown: str) -> list[BlockSpan]:
 # chunking
 # --------------------------------------------------------------------------- #
 
-#: sentence-level cut points (cut after the match): a sentence end and its spaces, or
-#: a line break and the indentation after it
-_SENTENCE_CUT = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]*_]*\s+|\n[ \t]*")
+#: sentence-level cut points (cut after the match): a sentence end and its spaces,
+#: and a line break and the indentation after it (two patterns: one alternation
+#: would be scanned three times slower)
+_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]*_]*\s+")
+_LINE_BREAK = re.compile(r"\n[ \t]*")
 _SPACES = re.compile(r"\s+")
 _NON_SPACE = re.compile(r"\S")
 #: fence lines inside a block (list item, quote): any indentation or ">" prefix
@@ -342,16 +353,16 @@ class _Chunker:
         "unit_starts",
     )
 
-    def __init__(self, markdown: str, size: int, overlap: int, blocks: list[BlockSpan]):
+    def __init__(self, markdown: str, size: int, overlap: int, blocks: list[_Block]):
         self.md = markdown
         self.size = size
         self.overlap = overlap
         count = len(blocks)
         # unit i: block i plus the gap up to the next block; the first starts at 0
-        self.unit_starts = [0] + [blocks[i].start for i in range(1, count)]
+        self.unit_starts = [0] + [blocks[i][1] for i in range(1, count)]
         self.unit_ends = [*self.unit_starts[1:], len(markdown)]
-        self.kinds = [block.kind for block in blocks]
-        self.block_ends = [block.end for block in blocks]
+        self.kinds = [block[0] for block in blocks]
+        self.block_ends = [block[2] for block in blocks]
         self.fence_cache: dict[int, list[tuple[int, int]]] = {}
 
     def fences(self, unit: int) -> list[tuple[int, int]]:
@@ -399,7 +410,9 @@ class _Chunker:
             return
         md = self.md
         if level == 0:
-            cuts = [m.end() for m in _SENTENCE_CUT.finditer(md, start, end)]
+            cuts = [m.end() for m in _SENTENCE_END.finditer(md, start, end)]
+            if md.find("\n", start, end) >= 0:
+                cuts = sorted({*cuts, *(m.end() for m in _LINE_BREAK.finditer(md, start, end))})
         elif level == 1:
             cuts = [m.end() for m in _SPACES.finditer(md, start, end)]
         else:
@@ -508,22 +521,23 @@ class _Chunker:
 
     # --- all of it -------------------------------------------------------------------
 
-    def run(self, blocks: list[BlockSpan]) -> list[tuple[int, int, list[str]]]:
+    def run(self, blocks: list[_Block]) -> list[tuple[int, int, list[str]]]:
         """(char_start, char_end, heading_path) of each chunk, in page order."""
         out: list[tuple[int, int, list[str]]] = []
         path: list[tuple[int, str]] = []
+        kinds = self.kinds
         count = len(blocks)
         first = 0
         while first < count:
             last = first
-            while last + 1 < count and blocks[last + 1].kind != "heading":
+            while last + 1 < count and kinds[last + 1] != "heading":
                 last += 1
-            head = blocks[first]
-            if head.kind == "heading":
-                level = head.level if 1 <= head.level <= 6 else 1
+            kind, _start, _end, level, text = blocks[first]
+            if kind == "heading":
+                level = level if 1 <= level <= 6 else 1
                 while path and path[-1][0] >= level:
                     path.pop()
-                path.append((level, head.text))
+                path.append((level, text))
                 # overlap never reaches back to the heading itself
                 floor = self.unit_ends[first]
             else:
@@ -565,15 +579,15 @@ class _Chunker:
             out.append((chunk_start, end, list(names)))
 
 
-def _normalize(blocks: list[BlockSpan], length: int) -> list[BlockSpan]:
+def _normalize(blocks: list[BlockSpan], length: int) -> list[_Block]:
     """Spans in page order, inside the page, non-empty and not overlapping."""
     ordered = sorted(blocks, key=lambda block: (block.start, block.end))
-    kept: list[BlockSpan] = []
+    kept: list[_Block] = []
     reach = 0
     for block in ordered:
         if block.start < reach or block.start >= block.end or block.end > length:
             continue
-        kept.append(block)
+        kept.append((block.kind, block.start, block.end, block.level, block.text))
         reach = block.end
     return kept
 
@@ -597,28 +611,29 @@ def chunk_markdown(
     if size <= 0 or not markdown or markdown.isspace():
         return []
     overlap = max(0, min(overlap, size))
-    spans = scan_blocks(markdown) if blocks is None else _normalize(blocks, len(markdown))
+    spans = _scan(markdown) if blocks is None else _normalize(blocks, len(markdown))
     if not spans:
         first = _NON_SPACE.search(markdown)
         start = first.start() if first else 0
-        spans = [BlockSpan("other", start, len(markdown.rstrip()))]
+        spans = [("other", start, len(markdown.rstrip()), 0, "")]
     chunker = _Chunker(markdown, size, overlap, spans)
     chunks: list[Chunk] = []
     for index, (start, end, names) in enumerate(chunker.run(spans)):
         text = markdown[start:end]
         count = end - start
         chunks.append(
-            Chunk(
-                index=index,
-                chunk_id=chunk_id(url, text),
-                url=url,
-                heading_path=names,
-                heading_path_text=" > ".join(names),
-                text=text,
-                char_start=start,
-                char_end=end,
-                char_count=count,
-                token_estimate=-(-count // CHARS_PER_TOKEN),
+            Chunk(  # positional: index, chunk_id, url, heading_path, heading_path_text,
+                # text, char_start, char_end, char_count, token_estimate
+                index,
+                chunk_id(url, text),
+                url,
+                names,
+                " > ".join(names),
+                text,
+                start,
+                end,
+                count,
+                -(-count // CHARS_PER_TOKEN),
             )
         )
     return chunks
