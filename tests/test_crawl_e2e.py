@@ -316,11 +316,11 @@ async def test_extraction_options_reach_the_rows(links_site: SiteServer, tmp_pat
         tmp_path,
         start=links_site.base_url + "/b/",
         crawl_links="false",
-        max_chars="120",
+        max_chars="200",
         include_html="true",
         keep_links="false",
     )
     (row,) = by_type(rows, "page")
-    assert row["truncated"] is True and len(row["markdown"]) <= 120
+    assert row["truncated"] is True and len(row["markdown"]) <= 200
     assert row["html"] and row["html"].lstrip().startswith("<")
     assert "](" not in row["markdown"]

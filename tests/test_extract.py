@@ -443,3 +443,48 @@ def test_property_never_raises_and_no_triple_newline(html: str, as_bytes: bool) 
     assert "\n\n\n" not in outside_code(doc.markdown)
     assert doc.markdown == doc.markdown.strip("\n")
     assert 0.0 <= doc.boilerplate_ratio <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("title", "h1", "site_name", "expected"),
+    [
+        ("Mozilla - Wikipedia", "Mozilla", None, "Mozilla"),
+        ("Post title | Garden Blog", None, "Garden Blog", "Post title"),
+        ("Garden Blog | Post title", None, "Garden Blog", "Post title"),
+        ("Acme | Acme", None, "Acme", "Acme"),  # never empty
+        ("Contact us | Acme", "Acme", None, "Contact us | Acme"),  # the h1 is the logo
+        ("Input / Output in C | Acme", None, "Acme", "Input / Output in C"),
+        ("Rock | Paper | Scissors | Acme", None, "Acme", "Rock | Paper | Scissors"),
+        ("ページタイトル｜サイト名", None, "サイト名", "ページタイトル"),
+        ("A - B - C", None, None, "A - B - C"),
+    ],
+)
+def test_title_loses_only_its_site_name(
+    title: str, h1: str | None, site_name: str | None, expected: str
+) -> None:
+    head = f"<title>{title}</title>"
+    if site_name:
+        head += f'<meta property="og:site_name" content="{site_name}">'
+    body = f"<h1>{h1}</h1>" if h1 else ""
+    assert extract(f"<html><head>{head}</head><body>{body}<p>x</p></body></html>", URL).title == (
+        expected
+    )
+
+
+def test_max_chars_neither_hides_nor_creates_an_empty_page() -> None:
+    shell = "<html><body><p>Loading, please wait while the app starts up now.</p></body></html>"
+    doc = extract(shell, URL, options=ExtractOptions(max_chars=200))
+    assert doc.total_words < 20
+    long_page = "<html><body><h1>Title here</h1><p>" + "word " * 300 + "</p></body></html>"
+    cut = extract(long_page, URL, options=ExtractOptions(max_chars=200))
+    assert cut.truncated and cut.total_words >= 300 > cut.word_count
+
+
+def test_include_html_has_no_internal_markers() -> None:
+    page = (
+        '<html><body><article><h1>Install</h1><p>' + "words " * 40 + "</p>"
+        '<div role="tablist"><button role="tab" aria-controls="p1">Linux</button></div>'
+        '<div role="tabpanel" id="p1" hidden><pre>apt install x</pre></div></article></body></html>'
+    )
+    doc = extract(page, URL, options=ExtractOptions(include_html=True))
+    assert doc.html and "data-webmd" not in doc.html

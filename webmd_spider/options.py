@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 SETTING_PREFIX = "WEBMD_"
+#: A smaller cut leaves a page nothing but a heading marker or the start of a fence.
+MIN_MAX_CHARS = 200
 
 
 class OptionsError(ValueError):
@@ -59,6 +61,10 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "max_concurrency": (1, 64),
     "max_sitemap_urls": (1, 1_000_000),
     "max_chars": (0, None),
+    "chunk_size": (0, 10_000),
+    "chunk_tokens": (0, 2_500),
+    "chunk_overlap": (0, 5_000),
+    "chunk_overlap_tokens": (0, 1_250),
     "progress_secs": (0, None),
 }
 
@@ -188,4 +194,8 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         for name in OPTION_NAMES
         if name in merged
     }
+    if 0 < values.get("max_chars", 0) < MIN_MAX_CHARS:
+        raise OptionsError(
+            f"max_chars must be 0 (no limit) or at least {MIN_MAX_CHARS}, got {values['max_chars']}"
+        )
     return JobOptions(**{**{n: getattr(defaults, n) for n in OPTION_NAMES}, **values})

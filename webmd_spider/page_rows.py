@@ -44,7 +44,8 @@ def build_page_row(doc: Document, **context: Any) -> Row:
     ``context`` holds the crawl columns (input, website, url, final_url, status_code,
     content_type, response_time_ms, depth, discovered_via, sitemap_lastmod).
     """
-    if doc.word_count < MIN_WORDS and not doc.truncated:  # truncated: there was more
+    # Judged on the whole content: a max_chars cut neither hides nor creates an empty page.
+    if max(doc.total_words, doc.word_count) < MIN_WORDS:
         words = f"{doc.word_count} word{'s' if doc.word_count != 1 else ''}"
         reason = doc.error or f"only {words} of content after extraction (a JavaScript shell?)"
         return diagnostic_row("empty", reason, **context)

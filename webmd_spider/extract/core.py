@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from webmd_spider.extract.clean import remove_never_content
+from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
 from webmd_spider.extract.document import Document, ExtractOptions
 from webmd_spider.extract.languages import guess_language
 from webmd_spider.extract.markdown import render
@@ -76,8 +76,11 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc.extraction_method = selection.method
     doc.boilerplate_ratio = selection.boilerplate_ratio
     doc.word_count = len(doc.text.split())
+    doc.total_words = rendered.total_words
     doc.char_count = len(doc.markdown)
     if opts.include_html:
+        for element in selection.root.iter(etree.Element):
+            element.attrib.pop(TAB_LABEL_ATTR, None)  # our own marker, not the page's
         doc.html = etree.tostring(selection.root, encoding="unicode", method="html")
     if doc.language is None:
         doc.language = guess_language(doc.text)

@@ -75,6 +75,8 @@ class Document:
     extraction_method: str = "none"
     boilerplate_ratio: float = 0.0
     word_count: int = 0
+    #: words of the whole content before a `max_chars` cut (equals word_count otherwise)
+    total_words: int = 0
     char_count: int = 0
     truncated: bool = False
     error: str | None = None

@@ -43,6 +43,7 @@ class Rendered:
     images: list[Image]  # absolute http(s), at most 100, no data: URIs / beacons / spacers
     tables: list[dict[str, Any]]  # data tables: index, caption, headers, header_rows, rows
     truncated: bool
+    total_words: int = 0  # words of the whole region's text, before any max_chars cut
 
 
 def render(
@@ -74,7 +75,7 @@ def render(
     except Exception:  # a converter bug must not lose the page: plain words
         text = " ".join("".join(_safe_itertext(region)).split())
         markdown, truncated = truncate_blocks(text, max_chars)
-        return Rendered(markdown, markdown, [], [], [], [], truncated)
+        return Rendered(markdown, markdown, [], [], [], [], truncated, len(text.split()))
 
 
 def _safe_itertext(region: etree._Element) -> list[str]:
@@ -119,6 +120,7 @@ def render_strict(
         images=renderer.images,
         tables=renderer.tables,
         truncated=truncated,
+        total_words=sum(len(tx.split()) for _, tx, _ in blocks) if truncated else len(text.split()),
     )
 
 

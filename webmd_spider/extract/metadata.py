@@ -135,7 +135,9 @@ def json_ld_value(objects: list[Any], key: str) -> str | None:
 
 
 # "Page title | Site", "Page title - Site", "Site :: Page title" ...
-_TITLE_SEPARATORS = re.compile(r"\s+(?:[|\-\u2013\u2014\u00b7\u2022:/»«]{1,2})\s+")
+_TITLE_SEPARATORS = re.compile(
+    r"\s+(?:[|\-\u2013\u2014\u00b7\u2022:/»«]{1,2})\s+|\s*[\uff5c\u30fb\u3000]\s*"
+)
 
 
 def page_title(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> str | None:
@@ -156,15 +158,25 @@ def _strip_site_name(title: str, h1: str | None, site_name: str | None) -> str:
     """Drop the site-name segment of a <title> when the page itself says which part is
     the page's own: a segment equal to the <h1>, or the rest when one equals the site name.
     """
-    parts = _TITLE_SEPARATORS.split(title)
-    if len(parts) < 2:
+    # Segments with their positions, so a cut keeps the title's own spelling.
+    bounds = [0]
+    for match in _TITLE_SEPARATORS.finditer(title):
+        bounds += [match.start(), match.end()]
+    bounds.append(len(title))
+    spans = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+    if len(spans) < 2:
         return title
-    folded = [p.casefold() for p in parts]
-    if h1 and h1.casefold() in folded:
-        return parts[folded.index(h1.casefold())]
-    if site_name and site_name.casefold() in folded:
-        rest = [p for p, f in zip(parts, folded, strict=True) if f != site_name.casefold()]
-        return " - ".join(rest)
+    folded = [title[a:b].strip().casefold() for a, b in spans]
+    site = (site_name or "").strip().casefold()
+    page = (h1 or "").strip().casefold()
+    # An h1 equal to the LAST segment is usually the logo's site name ("Contact | Acme").
+    if page and page != site and page in folded[:-1]:
+        a, b = spans[folded.index(page)]
+        return title[a:b].strip()
+    if site and folded[0] == site and len(spans) > 1:
+        return title[spans[1][0] :].strip() or title
+    if site and folded[-1] == site:
+        return title[: spans[-2][1]].strip() or title
     return title
 
 
