@@ -455,7 +455,7 @@ def test_property_never_raises_and_no_triple_newline(html: str, as_bytes: bool) 
         ("Contact us | Acme", "Acme", None, "Contact us | Acme"),  # the h1 is the logo
         ("Input / Output in C | Acme", None, "Acme", "Input / Output in C"),
         ("Rock | Paper | Scissors | Acme", None, "Acme", "Rock | Paper | Scissors"),
-        ("ページタイトル｜サイト名", None, "サイト名", "ページタイトル"),
+        ("ページタイトル\uff5cサイト名", None, "サイト名", "ページタイトル"),
         ("A - B - C", None, None, "A - B - C"),
     ],
 )
