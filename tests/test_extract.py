@@ -482,7 +482,7 @@ def test_max_chars_neither_hides_nor_creates_an_empty_page() -> None:
 
 def test_include_html_has_no_internal_markers() -> None:
     page = (
-        '<html><body><article><h1>Install</h1><p>' + "words " * 40 + "</p>"
+        "<html><body><article><h1>Install</h1><p>" + "words " * 40 + "</p>"
         '<div role="tablist"><button role="tab" aria-controls="p1">Linux</button></div>'
         '<div role="tabpanel" id="p1" hidden><pre>apt install x</pre></div></article></body></html>'
     )
