@@ -11,17 +11,31 @@ The rules, in order of strength:
   joined give back the Markdown exactly: each chunk ends where the next begins (the
   blank lines after a block belong to the chunk holding the block).
 * Every heading starts a new chunk, so ``heading_path`` (the H1 > H2 > ... the chunk
-  sits under) is right for the whole chunk.
+  sits under) is right for the whole chunk. Its entries are the headings' plain text
+  (code-span backticks, emphasis, strikethrough, link and image syntax, inline HTML
+  and backslash escapes removed); an empty heading ends the deeper levels but adds no
+  entry.
 * A section longer than the budget splits at block boundaries; a block longer than the
   budget at sentence ends (and line breaks); a sentence at word boundaries; a word at
-  the budget. A fenced code block or a table is never split: one longer than the
-  budget by itself is a chunk of its own, the one exception to the size bound
-  ``size + overlap``. Fences nested in list items or quotes are never split either.
+  the budget (CJK full stops, exclamation and question marks, U+3002 U+FF01 U+FF1F
+  U+FF0E, end sentences too; a word is cut between grapheme-ish
+  clusters: never inside a surrogate pair, before a combining mark, ZWJ or variation
+  selector, nor after a ZWJ). A fenced code block or a table is never split: one
+  longer than the budget by itself is a chunk of its own, the one exception to the
+  size bound ``size + overlap``. Fences nested in list items or quotes are never split
+  either; such a fence ends with its item or quote when it is not closed before.
+* Whitespace does not count toward the size: a block fits when its text does, the
+  blank lines after it ride along (as do blank lines at the very start of the page),
+  so the size bound applies to ``chunk.text.strip()``. No chunk is whitespace only.
+* Line endings may be ``\n`` or ``\r\n``; offsets are always into the Markdown as
+  given.
 * Overlap repeats the tail of the previous chunk from a word boundary; it never reaches
   back to the chunk's own heading (so the first chunk of a section has none) and never
   starts inside a code fence (nor mid-row of a table).
-* No crumbs: a section's last piece under a tenth of the budget joins the piece before
-  it when the merged chunk stays within ``size + overlap``.
+* No crumbs: a piece under a tenth of the budget joins the piece before it in the same
+  section when the merged chunk stays within ``size + overlap``, else the piece after
+  it under the same condition; never a piece across a heading, never an oversized one.
+* Ids are unique within a page and stable across runs (see `chunk_id()`).
 
 Everything runs in time linear in the page: regular expressions and ``str.find``
 over ranges, no per-character Python loops.
@@ -31,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,30 +196,32 @@ _UNESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 #: a line that starts another block (so it cannot continue a paragraph lazily)
 _STARTS = (
-    r" {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}[^`\n]*$|~{3,}|[|>]"
-    r"|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)"
-    r"|(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$)"
+    r" {0,3}(?:#{1,6}(?:[ \t\r]|$)|`{3,}[^`\n]*$|~{3,}|[|>]"
+    r"|(?:[-*+]|\d{1,9}[.)])(?:[ \t\r]|$)"
+    r"|(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\r?$)"
 )
 #: the next line that is not blank; the block starts at the line start
 _NEXT_LINE = re.compile(r"^[^\S\n]*\S", re.MULTILINE)
 #: fenced code: a closing fence of the same character at least as long, or the end
 _FENCE_CODE = {
     char: re.compile(
-        rf" {{0,3}}({char}{{3,}}){info}(?=\n|\Z)"
-        rf"(?:\n(?:.*\n)*?[ \t]*\1{char}*[ \t]*(?=\n|\Z)|(?P<open>(?:\n.*)*))"
+        rf" {{0,3}}({char}{{3,}})(?!{char}){info}(?=\n|\Z)"
+        rf"(?:\n(?:.*\n)*?[ \t]*\1{char}*[ \t]*(?=\r?\n|\Z)|(?P<open>(?:\n.*)*))"
     )
     for char, info in (("`", "[^`\n]*"), ("~", ".*"))
 }
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?(?=\n|\Z)")
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?=\r?\n|\Z)")
 _TABLE = re.compile(r" {0,3}\|.*(?:\n *\|.*)*")
 _QUOTE = re.compile(rf" {{0,3}}>.*(?:\n(?=.*\S)(?: *>|(?!{_STARTS})).*)*", re.MULTILINE)
-_RULE = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})(?=\n|\Z)")
+_RULE = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})(?=\r?\n|\Z)")
 #: a list item: the marker line, then indented lines (blank lines allowed before an
-#: indented line), indented fences with whatever they hold, and lazy continuations
+#: indented line), indented fences with whatever they hold, and lazy continuations.
+#: A fence's lines are blank or indented and its closing fence is indented: the item
+#: ends at its first unindented line, and an unclosed fence ends with the item.
 _ITEM = re.compile(
-    r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t].*)?(?=\n|\Z)"
-    r"(?:\n[ \t]+(`{3,})[^`\n]*\n(?:.*\n)*?[ \t]*\1`*[ \t]*(?=\n|\Z)"
-    r"|\n[ \t]+(~{3,}).*\n(?:.*\n)*?[ \t]*\2~*[ \t]*(?=\n|\Z)"
+    r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t\r].*)?(?=\n|\Z)"
+    r"(?:\n[ \t]+(`{3,})(?!`)[^`\n]*(?:\n(?:[ \t\r].*)?)*?\n[ \t]+\1`*[ \t]*\r?(?=\n|\Z)"
+    r"|\n[ \t]+(~{3,})(?!~).*(?:\n(?:[ \t\r].*)?)*?\n[ \t]+\2~*[ \t]*\r?(?=\n|\Z)"
     r"|(?:\n[^\S\n]*)*\n[ \t]+\S.*"
     rf"|\n(?=.*\S)(?!{_STARTS}).*)*",
     re.MULTILINE,
@@ -212,13 +229,70 @@ _ITEM = re.compile(
 _PARAGRAPH = re.compile(rf".*(?:\n(?=.*\S)(?!{_STARTS}).*)*", re.MULTILINE)
 
 
+#: inline markup in heading text (see `_plain()`)
+_MARKUP = re.compile(r"[\\`*_~\[<]")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_LINK = re.compile(r"!?\[([^\]]*)\](?:\((?:[^()\s]|\([^()]*\))*(?:\s+[^)]*)?\)|\[[^\]]*\])")
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]*)>")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_EMPHASIS = (
+    re.compile(r"(\*{1,3})(?=[^\s*])(.+?)(?<=[^\s*])\1"),
+    re.compile(r"(?<!\w)(_{1,3})(?=[^\s_])(.+?)(?<=[^\s_])\1(?!\w)"),
+    re.compile(r"(~{1,2})(?=[^\s~])(.+?)(?<=[^\s~])\1"),
+)
+#: an escaped ASCII punctuation character is held as U+F0000 + its code meanwhile
+_HELD = re.compile("[\U000f0000-\U000f007f]")
+
+
+def _hold(match: re.Match[str]) -> str:
+    return chr(0xF0000 + ord(match.group(1)))
+
+
+def _release(match: re.Match[str]) -> str:
+    return chr(ord(match.group(0)) - 0xF0000)
+
+
+def _plain_inline(text: str) -> str:
+    """Inline markup removed from text outside code spans (escapes held first)."""
+    held = "\\" in text
+    if held:
+        text = _UNESCAPE.sub(_hold, text)
+    if "<" in text:
+        text = _HTML_TAG.sub("", _AUTOLINK.sub(r"\1", text))
+    if "[" in text:
+        text = _LINK.sub(r"\1", text)
+    for pattern in _EMPHASIS:
+        for _ in range(3):  # nested emphasis: "***a** b*"
+            text, count = pattern.subn(r"\2", text)
+            if not count:
+                break
+    return _HELD.sub(_release, text) if held else text
+
+
+def _plain(text: str) -> str:
+    """A heading's plain text: code spans keep their content verbatim, the rest loses
+    emphasis, strikethrough, link/image syntax (keeping the text), inline HTML tags
+    and backslash escapes; runs of whitespace become one space."""
+    if _MARKUP.search(text) is None:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for match in _CODE_SPAN.finditer(text):
+        parts.append(_plain_inline(text[pos : match.start()]))
+        code = match.group(2)
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        parts.append(code)
+        pos = match.end()
+    parts.append(_plain_inline(text[pos:]))
+    return " ".join("".join(parts).split())
+
+
 def _heading_text(raw: str | None) -> str:
     text = (raw or "").strip()
     if text.endswith("#"):  # closing sequence: "## Title ##"
         text = _HEADING_CLOSE.sub("", text).rstrip()
-    if "\\" in text:
-        text = _UNESCAPE.sub(r"\1", text)
-    return text
+    return _plain(text)
 
 
 #: a block as the chunker keeps it: (kind, start, end, level, text)
@@ -298,7 +372,10 @@ def _scan(markdown: str) -> list[_Block]:
 #: and a line break and the indentation after it (two patterns: one alternation
 #: would be scanned three times slower)
 _SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]*_]*\s+")
-_LINE_BREAK = re.compile(r"\n[ \t]*")
+#: CJK sentence ends need no space after them (searched only in non-ASCII pages)
+_CJK_END = re.compile(r"[\u3002\uff01\uff1f\uff0e][\u300d\u300f\u3011\uff09\"'\u201d\u2019)\]]*\s*")
+#: a line break and the blank lines and indentation after it
+_LINE_BREAK = re.compile(r"\n\s*")
 _SPACES = re.compile(r"\s+")
 _NON_SPACE = re.compile(r"\S")
 #: fence lines inside a block (list item, quote): any indentation or ">" prefix
@@ -330,6 +407,23 @@ def _nested_fences(markdown: str, start: int, end: int) -> list[tuple[int, int]]
     return ranges
 
 
+#: characters a cut must not precede (beyond combining marks): ZWJ, variation
+#: selectors, emoji modifiers and tags, low surrogates
+_EXTEND = re.compile(
+    "[\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f"
+    "\U000e0100-\U000e01ef\udc00-\udfff]"
+)
+
+
+def _joined(before: str, after: str) -> bool:
+    """Whether a cut between these two characters would split a grapheme-ish cluster."""
+    return (
+        before == "\u200d"
+        or _EXTEND.match(after) is not None
+        or unicodedata.category(after)[0] == "M"
+    )
+
+
 #: atom kinds: kept whole and within the size / kept whole though oversized (a chunk
 #: alone) / a single word longer than the size, cut anywhere to fill the chunks
 _FIT, _BIG, _WORD = 0, 1, 2
@@ -343,6 +437,7 @@ class _Chunker:
     """One page's chunking state (kept per call; nothing global)."""
 
     __slots__ = (
+        "ascii",
         "block_ends",
         "fence_cache",
         "kinds",
@@ -364,6 +459,7 @@ class _Chunker:
         self.kinds = [block[0] for block in blocks]
         self.block_ends = [block[2] for block in blocks]
         self.fence_cache: dict[int, list[tuple[int, int]]] = {}
+        self.ascii = markdown.isascii()
 
     def fences(self, unit: int) -> list[tuple[int, int]]:
         cached = self.fence_cache.get(unit)
@@ -374,35 +470,50 @@ class _Chunker:
 
     # --- atoms: contiguous stretches, each within the size unless unsplittable ----
 
+    def tight(self, start: int, end: int) -> int:
+        """`end` less the whitespace before it (not before `start`)."""
+        if end > start and self.md[end - 1].isspace():
+            return start + len(self.md[start:end].rstrip())
+        return end
+
+    def cut(self, pos: int, low: int) -> int:
+        """`pos`, moved back to a grapheme-ish boundary after `low` if need be."""
+        if self.ascii:
+            return pos
+        md = self.md
+        for back in range(pos, max(low, pos - 32), -1):
+            if not _joined(md[back - 1], md[back]):
+                return back
+        return pos
+
     def atoms(self, unit: int, out: list[_Atom]) -> None:
         start, end = self.unit_starts[unit], self.unit_ends[unit]
         size = self.size
-        if end - start <= size:
+        block_end = self.block_ends[unit]
+        # the blank lines after the block never count toward the size
+        if end - start <= size or self.tight(block_end, end) - start <= size:
             out.append((start, end, _FIT))
             return
         if self.kinds[unit] in _UNSPLITTABLE:
-            block_end = self.block_ends[unit]
-            if block_end - start <= size:  # the block fits, its trailing gap does not
-                out.append((start, block_end, _FIT))
-                self.split_text(block_end, end, 0, out)
-            else:
-                out.append((start, end, _BIG))
+            out.append((start, end, _BIG))
             return
         pos = start
         for fence_start, fence_end in self.fences(unit):
             if fence_start > pos:
                 self.split_text(pos, fence_start, 0, out)
-            out.append((fence_start, fence_end, _BIG if fence_end - fence_start > size else _FIT))
+            big = self.tight(fence_start, fence_end) - fence_start > size
+            out.append((fence_start, fence_end, _BIG if big else _FIT))
             pos = fence_end
         if pos < end:
             self.split_text(pos, end, 0, out)
 
     def split_text(self, start: int, end: int, level: int, out: list[_Atom]) -> None:
-        """Cut ``md[start:end]`` into stretches within the size: at sentence ends and
-        line breaks (level 0), after spaces (1), before spaces (2); what is left is a
-        word longer than the size, cut by the packer wherever the chunk is full."""
+        """Cut ``md[start:end]`` into stretches within the size (trailing whitespace
+        not counted): at sentence ends and line breaks (level 0), after spaces (1),
+        before spaces (2); what is left is a word longer than the size, cut by the
+        packer wherever the chunk is full."""
         size = self.size
-        if end - start <= size:
+        if end - start <= size or self.tight(start, end) - start <= size:
             out.append((start, end, _FIT))
             return
         if level >= 3:
@@ -411,8 +522,11 @@ class _Chunker:
         md = self.md
         if level == 0:
             cuts = [m.end() for m in _SENTENCE_END.finditer(md, start, end)]
+            if not self.ascii:
+                cuts.extend(m.end() for m in _CJK_END.finditer(md, start, end))
             if md.find("\n", start, end) >= 0:
-                cuts = sorted({*cuts, *(m.end() for m in _LINE_BREAK.finditer(md, start, end))})
+                cuts.extend(m.end() for m in _LINE_BREAK.finditer(md, start, end))
+            cuts = sorted(set(cuts))
         elif level == 1:
             cuts = [m.end() for m in _SPACES.finditer(md, start, end)]
         else:
@@ -427,35 +541,64 @@ class _Chunker:
     # --- pieces of a section -----------------------------------------------------
 
     def pieces(self, first: int, last: int) -> list[_Piece]:
-        """Units first..last (one section) packed greedily into pieces."""
+        """Units first..last (one section) packed greedily into pieces. A stretch of
+        whitespace always joins the piece before it (or, at the page start, the one
+        after it): no piece is whitespace only."""
         atoms: list[_Atom] = []
         for unit in range(first, last + 1):
             self.atoms(unit, atoms)
         size = self.size
+        md = self.md
+        tight = self.tight
         pieces: list[_Piece] = []
         cur_start = cur_end = -1
+        blank = False  # the current piece is whitespace only (page start)
         for start, end, kind in atoms:
             if kind == _BIG:
                 if cur_start >= 0:
-                    pieces.append((cur_start, cur_end, False))
+                    if blank:
+                        start = cur_start
+                    else:
+                        pieces.append((cur_start, cur_end, False))
                     cur_start = -1
                 pieces.append((start, end, True))
             elif kind == _WORD:  # fill the current piece, then whole pieces of the size
                 pos = start
                 if cur_start >= 0:
-                    pos = cur_start + size
-                    pieces.append((cur_start, pos, False))
+                    if blank:
+                        pos = cur_start
+                    else:
+                        fill = self.cut(cur_start + size, start)
+                        if fill > start:
+                            pieces.append((cur_start, fill, False))
+                            pos = fill
+                        else:
+                            pieces.append((cur_start, cur_end, False))
                 while end - pos > size:
-                    pieces.append((pos, pos + size, False))
-                    pos += size
-                cur_start, cur_end = pos, end
+                    cut = self.cut(pos + size, pos)
+                    pieces.append((pos, cut, False))
+                    pos = cut
+                cur_start, cur_end, blank = pos, end, False
             elif cur_start < 0:
+                if md[start].isspace() and tight(start, end) == start:
+                    if pieces:  # whitespace after an oversized block: joins it
+                        last_start, _end, big = pieces[-1]
+                        pieces[-1] = (last_start, end, big)
+                        continue
+                    blank = True
+                else:
+                    blank = False
                 cur_start, cur_end = start, end
-            elif end - cur_start <= size:
+            elif end - cur_start <= size or blank:
                 cur_end = end
+                blank = blank and tight(start, end) == start
             else:
-                pieces.append((cur_start, cur_end, False))
-                cur_start, cur_end = start, end
+                fits = tight(start, end)
+                if fits == start or fits - cur_start <= size:
+                    cur_end = end
+                else:
+                    pieces.append((cur_start, cur_end, False))
+                    cur_start, cur_end = start, end
         if cur_start >= 0:
             pieces.append((cur_start, cur_end, False))
         return pieces
@@ -537,7 +680,8 @@ class _Chunker:
                 level = level if 1 <= level <= 6 else 1
                 while path and path[-1][0] >= level:
                     path.pop()
-                path.append((level, text))
+                if text:  # an empty heading ends the deeper levels, adds no entry
+                    path.append((level, text))
                 # overlap never reaches back to the heading itself
                 floor = self.unit_ends[first]
             else:
@@ -557,25 +701,37 @@ class _Chunker:
     ) -> None:
         pieces = self.pieces(first, last)
         size, overlap = self.size, self.overlap
-        starts: list[int] = []
-        prev_start = -1
-        for number, (start, _end, big) in enumerate(pieces):
+        limit = size + overlap
+        tight = self.tight
+        # [chunk start (with its overlap), end, oversized]
+        chunks: list[list[Any]] = []
+        carried = -1  # a crumb's chunk start, carried into the piece after it
+        count = len(pieces)
+        for number, (start, end, big) in enumerate(pieces):
             chunk_start = start
-            if overlap and number and not big:
+            if carried >= 0:
+                chunk_start, carried = carried, -1
+            elif overlap and chunks and not big:
                 # a proper tail: never the whole previous chunk
-                chunk_start = self.overlap_start(max(floor, prev_start + 1), start, first, last)
-            starts.append(chunk_start)
-            prev_start = chunk_start
-        if len(pieces) >= 2:  # no crumbs
-            crumb_start, crumb_end, crumb_big = pieces[-1]
-            if (
-                not crumb_big
-                and (crumb_end - crumb_start) * CRUMB_DIVISOR < size
-                and crumb_end - starts[-2] <= size + overlap
-            ):
-                pieces[-2:] = [(pieces[-2][0], crumb_end, False)]
-                starts.pop()
-        for (_start, end, _big), chunk_start in zip(pieces, starts, strict=True):
+                chunk_start = self.overlap_start(max(floor, chunks[-1][0] + 1), start, first, last)
+            if not big and (tight(start, end) - start) * CRUMB_DIVISOR < size:
+                # a crumb: into the previous piece, else into the next one
+                if (
+                    chunks
+                    and not chunks[-1][2]
+                    and tight(chunks[-1][0], end) - chunks[-1][0] <= limit
+                ):
+                    chunks[-1][1] = end
+                    continue
+                if (
+                    number + 1 < count
+                    and not pieces[number + 1][2]
+                    and tight(chunk_start, pieces[number + 1][1]) - chunk_start <= limit
+                ):
+                    carried = chunk_start
+                    continue
+            chunks.append([chunk_start, end, big])
+        for chunk_start, end, _big in chunks:
             out.append((chunk_start, end, list(names)))
 
 
@@ -592,9 +748,14 @@ def _normalize(blocks: list[BlockSpan], length: int) -> list[_Block]:
     return kept
 
 
-def chunk_id(url: str, text: str) -> str:
-    """First 16 hex digits of sha256(url + "\\0" + text): stable across runs."""
-    return hashlib.sha256(f"{url}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+def chunk_id(url: str, heading_path_text: str, text: str, occurrence: int = 1) -> str:
+    """First 16 hex digits of sha256(url + "\\0" + heading_path_text + "\\0" + text),
+    with "\\0" + str(occurrence) appended for the 2nd, 3rd, ... chunk of a page with
+    the same heading path and text: unique within a page, stable across runs."""
+    key = f"{url}\0{heading_path_text}\0{text}"
+    if occurrence > 1:
+        key = f"{key}\0{occurrence}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def chunk_markdown(
@@ -618,17 +779,20 @@ def chunk_markdown(
         spans = [("other", start, len(markdown.rstrip()), 0, "")]
     chunker = _Chunker(markdown, size, overlap, spans)
     chunks: list[Chunk] = []
+    seen: dict[tuple[str, str], int] = {}
     for index, (start, end, names) in enumerate(chunker.run(spans)):
         text = markdown[start:end]
         count = end - start
+        path_text = " > ".join(names)
+        occurrence = seen[path_text, text] = seen.get((path_text, text), 0) + 1
         chunks.append(
             Chunk(  # positional: index, chunk_id, url, heading_path, heading_path_text,
                 # text, char_start, char_end, char_count, token_estimate
                 index,
-                chunk_id(url, text),
+                chunk_id(url, path_text, text, occurrence),
                 url,
                 names,
-                " > ".join(names),
+                path_text,
                 text,
                 start,
                 end,
