@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: Test servers are our own: no politeness delay, no throttling, quiet logs.
 FAST = {
-    "DOWNLOAD_DELAY": 0,
+    "WEBMD_HOST_DELAY": "0",
     "AUTOTHROTTLE_ENABLED": False,
     "LOG_LEVEL": "WARNING",
     "WEBMD_PROGRESS_SECS": 0,

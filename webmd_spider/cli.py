@@ -66,7 +66,7 @@ def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
     with SiteServer(demo_site_path()) as server:
         print(f"Serving the demo site at {server.base_url}/", flush=True)
         # Our own local server: no politeness delay needed.
-        code = _crawl(server.base_url + "/", out, ["-s", "DOWNLOAD_DELAY=0", *extra])
+        code = _crawl(server.base_url + "/", out, ["-s", "WEBMD_HOST_DELAY=0", *extra])
     _report(out, code)
     return code
 

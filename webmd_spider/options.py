@@ -45,6 +45,8 @@ class JobOptions:
     keep_images: bool = True
     max_chars: int = 0
     keep_frames: bool = False
+    host_delay: str = "0.25-0.6"
+    max_crawl_delay: float = 10.0
     chunk_size: int = 0
     chunk_tokens: int = 0
     chunk_overlap: int = 0
@@ -61,6 +63,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "max_concurrency": (1, 64),
     "max_sitemap_urls": (1, 1_000_000),
     "max_chars": (0, None),
+    "max_crawl_delay": (0, 3600),
     "chunk_size": (0, 10_000),
     "chunk_tokens": (0, 2_500),
     "chunk_overlap": (0, 5_000),

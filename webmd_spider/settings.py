@@ -38,8 +38,12 @@ METAREFRESH_ENABLED = True
 # --- politeness ----------------------------------------------------------------
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 8
-DOWNLOAD_DELAY = 0.25
-DOWNLOAD_DELAY_JITTER = 0.5
+# DOWNLOAD_DELAY / DOWNLOAD_DELAY_JITTER are derived from WEBMD_HOST_DELAY by the spider
+# (unless given on the command line); AutoThrottle never goes below DOWNLOAD_DELAY.
+DOWNLOAD_DELAY = 0.425
+DOWNLOAD_DELAY_JITTER = 0.41
+# 429 and 503 are handled by the politeness middleware (Retry-After, backoff, give up).
+RETRY_HTTP_CODES = [500, 502, 504, 522, 524, 408]
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 0.5
 AUTOTHROTTLE_MAX_DELAY = 10.0
@@ -59,6 +63,8 @@ CONCURRENT_ITEMS = 16
 DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
     "webmd_spider.downloadermiddlewares.redirect_guard.RedirectGuardMiddleware": 60,
+    # below RetryMiddleware (550) so it sees 429/503 before Scrapy would retry them
+    "webmd_spider.downloadermiddlewares.politeness.PolitenessMiddleware": 560,
 }
 EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
@@ -87,6 +93,11 @@ WEBMD_KEEP_LINKS = True
 WEBMD_KEEP_IMAGES = True
 WEBMD_MAX_CHARS = 0
 WEBMD_KEEP_FRAMES = False
+# Spacing between two requests to one website, seconds ("low-high", jitter only upward;
+# "0" turns the floor off for your own servers and benchmarks). AutoThrottle may widen it.
+WEBMD_HOST_DELAY = "0.25-0.6"
+# A robots.txt Crawl-delay above this fetches one page and stops the website.
+WEBMD_MAX_CRAWL_DELAY = 10
 WEBMD_CHUNK_SIZE = 0
 WEBMD_CHUNK_TOKENS = 0
 WEBMD_CHUNK_OVERLAP = 0

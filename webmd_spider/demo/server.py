@@ -60,6 +60,10 @@ an error when the server starts):
 ``delay`` (number)
     Seconds to wait before answering (for timeout tests).
 
+A route may also be a LIST of such objects: the n-th request of that path gets the
+n-th answer and the last one repeats (``[{"status": 429, "headers": {"Retry-After":
+"1"}}, {"file": "page.html"}]``: refused once, then served).
+
 At most one of ``file``, ``gzip_of`` and ``body`` may be given. A route without any
 of them answers with a small generated HTML body naming the status (so
 ``{"status": 410}`` and ``{"status": 500}`` just work).
@@ -142,6 +146,7 @@ class RequestRecord:
     path: str
     headers: dict[str, str]
     status: int
+    at: float = 0.0  # time.monotonic() when the response was sent
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +199,7 @@ class Route:
         )
 
 
-def load_routes(root: Path) -> dict[str, Route]:
+def load_routes(root: Path) -> dict[str, Route | list[Route]]:
     """Read and validate ``root/_routes.json``; an absent file means no routes."""
     routes_path = root / ROUTES_FILE
     if not routes_path.is_file():
@@ -202,11 +207,14 @@ def load_routes(root: Path) -> dict[str, Route]:
     data = json.loads(routes_path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise ValueError(f"{routes_path}: expected a JSON object")
-    routes: dict[str, Route] = {}
+    routes: dict[str, Route | list[Route]] = {}
     for path, raw in data.items():
         if not path.startswith("/"):
             raise ValueError(f"{routes_path}: route path {path!r} must start with '/'")
-        routes[path] = Route.from_json(path, raw)
+        if isinstance(raw, list) and raw:
+            routes[path] = [Route.from_json(path, item) for item in raw]
+        else:
+            routes[path] = Route.from_json(path, raw)
     return routes
 
 
@@ -250,7 +258,8 @@ class SiteServer:
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
-        self._routes: dict[str, Route] = {}
+        self._routes: dict[str, Route | list[Route]] = {}
+        self._route_hits: dict[str, int] = {}
         self._routes_mtime: float | None = None
 
     # -- lifecycle -------------------------------------------------------------
@@ -406,9 +415,15 @@ class SiteServer:
         self._reload_routes()
         split = urlsplit(raw_path)
         path = split.path or "/"
-        route = self._routes.get(path + ("?" + split.query if split.query else ""))
-        if route is None:
-            route = self._routes.get(path)
+        key = path + ("?" + split.query if split.query else "")
+        if key not in self._routes:
+            key = path
+        route = self._routes.get(key)
+        if isinstance(route, list):  # a sequence: the n-th request gets the n-th answer
+            with self._lock:
+                count = self._route_hits.get(key, 0)
+                self._route_hits[key] = count + 1
+            route = route[min(count, len(route) - 1)]
         if route is not None:
             return self._respond_route(route), route.delay
         target = self._resolve(unquote(path))
@@ -472,6 +487,7 @@ def _make_handler(server: SiteServer) -> type[BaseHTTPRequestHandler]:
                     path=self.path,
                     headers=dict(self.headers.items()),
                     status=response.status,
+                    at=time.monotonic(),
                 )
             )
             self.send_response(response.status)

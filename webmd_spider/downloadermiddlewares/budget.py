@@ -38,8 +38,8 @@ class BudgetMiddleware:
         reason = ledger.stop_reason
         if reason is None and kind == "page":
             site = ledger.sites.get(website)
-            if site is not None and site.stop_reason == "page_budget":
-                reason = "page_budget"
+            if site is not None and site.stop_reason is not None:
+                reason = site.stop_reason
         if reason is None:
             return
         ledger.skip(request.url, reason, website)

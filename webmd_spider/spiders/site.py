@@ -27,6 +27,7 @@ from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
+from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
@@ -37,6 +38,7 @@ from webmd_spider.items import Row, diagnostic_row
 from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.options import JobOptions, OptionsError, build_options
 from webmd_spider.page_rows import build_page_row, classify_response
+from webmd_spider.politeness import delay_and_jitter, parse_host_delay
 from webmd_spider.robots import RobotsRules
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
@@ -77,6 +79,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.robots: dict[str, RobotsRules] = {}
         self.extract_options = ExtractOptions()
         self.chunk_budget: tuple[int, int] = (0, 0)  # (size, overlap) in characters
+        #: robots.txt Crawl-delay per website, read by the politeness middleware
+        self.crawl_delays: dict[str, float] = {}
         self._inputs: list[StartInput] = []
         self._startup_rows: list[Row] = []
         self._summary_written = False
@@ -131,6 +135,14 @@ class SiteSpider(SitemapDiscovery, Spider):
             max_chars=opts.max_chars,
             keep_frames=opts.keep_frames,
         )
+        try:
+            low, high = parse_host_delay(opts.host_delay)
+        except ValueError as exc:
+            raise OptionsError(str(exc)) from None
+        if settings.getpriority("DOWNLOAD_DELAY") != SETTINGS_PRIORITIES["cmdline"]:
+            delay, jitter = delay_and_jitter(low, high)
+            settings.set("DOWNLOAD_DELAY", delay, priority="spider")
+            settings.set("DOWNLOAD_DELAY_JITTER", jitter, priority="spider")
         # Requests carry download_slot = website, so this is per website.
         settings.set("CONCURRENT_REQUESTS_PER_DOMAIN", opts.max_concurrency, priority="spider")
         # The downloader takes up to CONCURRENT_REQUESTS out of the priority queue and
@@ -230,11 +242,34 @@ class SiteSpider(SitemapDiscovery, Spider):
                 site, response.url, pages, "blocked", message, response.status
             )
             return
+        yield from self._apply_crawl_delay(site, rules)
         for page in pages:
             assert page.url is not None
             yield from self._schedule(site, page.url, 0, "input", typed=True)
         if site.mode == "site":
             yield from self._start_sitemaps(site, rules.sitemaps())
+
+    def _apply_crawl_delay(self, site: SiteState, rules: RobotsRules) -> Iterator[Row]:
+        """Crawl-delay (not in RFC 9309, widely used) becomes the website's minimum
+        interval; one over max_crawl_delay allows a single page, with a diagnostic."""
+        delay = rules.crawl_delay()
+        if not delay:
+            return
+        limit = self.options.max_crawl_delay
+        self.crawl_delays[site.website] = min(delay, limit)
+        if delay > limit:
+            site.page_limit = 1
+            message = (
+                f"robots.txt asks for {delay:g} s between requests (max_crawl_delay is "
+                f"{limit:g} s): one page is fetched, the rest of the website is skipped"
+            )
+            logger.warning("%s: %s", site.website, message)
+            self.ledger.warn(f"{site.website}: {message}")
+            yield self._row(
+                diagnostic_row(
+                    "blocked", message, input=site.input, website=site.website, url=site.root
+                )
+            )
 
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         """robots.txt fetch failed: try the next ladder candidate, else report the site."""
@@ -359,10 +394,16 @@ class SiteSpider(SitemapDiscovery, Spider):
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
         common = self._row_context(site, meta)
-        if site.stop_reason == "page_budget":
-            self.ledger.skip(response.url, "page_budget", site.website)
+        if site.stop_reason in ("page_budget", "crawl_delay", "blocked"):
+            self.ledger.skip(response.url, site.stop_reason, site.website)
             return
         content_type = _content_type(response)
+        refused = meta.get("webmd_refused")
+        if refused:
+            yield self._row(
+                diagnostic_row("blocked", refused, **common, status_code=response.status)
+            )
+            return
         problem = classify_response(response.status, content_type, response.body)
         if problem is not None:
             error_type, message = problem
@@ -392,7 +433,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         yield self._row(row)
         if row.row_type != "page":
             return
-        if site.pages >= self.options.max_pages:
+        if site.page_limit is not None and site.pages >= site.page_limit:
+            site.stop_reason = "crawl_delay"
+        elif site.pages >= self.options.max_pages:
             site.stop_reason = "page_budget"
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
         if not doc.nofollow and (site.mode == "site" or self.options.crawl_links):

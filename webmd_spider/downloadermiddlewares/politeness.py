@@ -1,0 +1,122 @@
+"""Per-website politeness on top of Scrapy's download slots.
+
+* Crawl-delay: the spider records robots.txt's Crawl-delay per website in
+  ``spider.crawl_delays``; every request of that website raises its slot's delay so
+  that even the lowest jittered interval is the Crawl-delay (jitter only upward), and
+  tells AutoThrottle not to lower it (``autothrottle_dont_adjust_delay``).
+* 429 / 503: Retry-After (seconds or HTTP date) or exponential backoff, bounded by the
+  run budget; the whole website rests (every request of it waits in ``process_request``
+  until the "not before" time, whatever DOWNLOAD_DELAY is) and the request is retried. A URL refused
+  MAX_REFUSALS_PER_URL times, a wait past the budget, or a website refusing
+  MAX_REFUSALS_PER_SITE times in a row is given up: the response goes to the spider
+  marked ``webmd_refused`` (a ``blocked`` row), and the website stops.
+
+Reads the spider's ``ledger``, ``options`` (max_run_secs) and ``crawl_delays``.
+Scrapy's RetryMiddleware must not also retry 429/503 (settings drop them from
+RETRY_HTTP_CODES).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Self
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response
+
+from webmd_spider.politeness import (
+    MAX_REFUSALS_PER_SITE,
+    MAX_REFUSALS_PER_URL,
+    MAX_WAIT_SECS,
+    backoff,
+    delay_for_floor,
+    parse_retry_after,
+)
+
+REFUSAL_STATUSES = (429, 503)
+
+
+class PolitenessMiddleware:
+    """Crawl-delay floors and Retry-After handling per website."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        #: website -> time.monotonic() before which none of its requests is sent
+        self.not_before: dict[str, float] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def _slot(self, request: Request) -> Any:
+        key = request.meta.get("download_slot") or request.meta.get("webmd_site")
+        return self.crawler.engine.downloader.slots.get(key) if key else None
+
+    async def process_request(self, request: Request) -> None:
+        site = request.meta.get("webmd_site")
+        if not site:
+            return
+        wait = self.not_before.get(site, 0.0) - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+            ledger = getattr(self.crawler.spider, "ledger", None)
+            stopped = getattr(ledger, "stop_reason", None)
+            if stopped and request.meta.get("webmd_kind") != "summary":
+                request.meta["webmd_rejected"] = stopped
+                if ledger is not None:
+                    ledger.skip(request.url, stopped, site)
+                raise IgnoreRequest(f"not fetched: {stopped}")
+        floor = getattr(self.crawler.spider, "crawl_delays", {}).get(site)
+        if not floor:
+            return
+        request.meta["autothrottle_dont_adjust_delay"] = True
+        slot = self._slot(request)
+        if slot is not None:
+            wanted = delay_for_floor(floor, slot.jitter)
+            if slot.delay < wanted:
+                slot.delay = wanted
+
+    def process_response(self, request: Request, response: Response) -> Request | Response:
+        site_key = request.meta.get("webmd_site")
+        spider = self.crawler.spider
+        ledger = getattr(spider, "ledger", None)
+        site = ledger.sites.get(site_key) if ledger is not None and site_key else None
+        if site is None:
+            return response
+        if response.status not in REFUSAL_STATUSES:
+            site.refusals = 0
+            return response
+        site.refusals += 1
+        tries = int(request.meta.get("webmd_refusals", 0)) + 1
+        header = response.headers.get(b"Retry-After")
+        wait = parse_retry_after(header.decode("latin-1") if header else None)
+        wait = backoff(tries) if wait is None else wait
+        options = getattr(spider, "options", None)
+        assert ledger is not None  # a site was found in it
+        remaining = float(getattr(options, "max_run_secs", 0)) - ledger.elapsed()
+        reason = None
+        if tries > MAX_REFUSALS_PER_URL:
+            reason = f"the server refused {tries} times (HTTP {response.status})"
+        elif site.refusals > MAX_REFUSALS_PER_SITE:
+            reason = f"the website refused {site.refusals} requests in a row"
+        elif wait > min(MAX_WAIT_SECS, remaining - 1):
+            reason = (
+                f"the server asked to wait {wait:.0f} s (HTTP {response.status}), "
+                "past the run budget"
+            )
+        if reason is not None:
+            if site.refusals > MAX_REFUSALS_PER_SITE and site.stop_reason is None:
+                site.stop_reason = "blocked"
+            request.meta["webmd_refused"] = reason
+            return response
+        self.not_before[site.website] = max(
+            self.not_before.get(site.website, 0.0), time.monotonic() + wait
+        )
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value("webmd/retry_after")
+        retry = request.replace(dont_filter=True)
+        retry.meta["webmd_refusals"] = tries
+        return retry
