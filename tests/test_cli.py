@@ -12,7 +12,10 @@ from webmd_spider.demo.server import SiteServer
 
 from .crawling import REPO, by_type, read_rows, scrapy_crawl
 
-QUIET = ["-s", "LOG_LEVEL=INFO", "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=False"]
+QUIET = [
+    *("-s", "LOG_LEVEL=INFO", "-s", "WEBMD_HOST_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=False"),
+    *("-s", "WEBMD_SSRF_ALLOWLIST=127.0.0.0/8"),
+]
 
 
 def test_scrapy_crawl_writes_the_feed_and_summary(basic_site: SiteServer, tmp_path: Path) -> None:

@@ -66,7 +66,9 @@ def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
     with SiteServer(demo_site_path()) as server:
         print(f"Serving the demo site at {server.base_url}/", flush=True)
         # Our own local server: no politeness delay needed.
-        code = _crawl(server.base_url + "/", out, ["-s", "WEBMD_HOST_DELAY=0", *extra])
+        port = server.base_url.rsplit(":", 1)[1]
+        own = ["-s", "WEBMD_HOST_DELAY=0", "-s", f"WEBMD_SSRF_ALLOWLIST=127.0.0.1:{port}"]
+        code = _crawl(server.base_url + "/", out, [*own, *extra])
     _report(out, code)
     return code
 

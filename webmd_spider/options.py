@@ -46,6 +46,7 @@ class JobOptions:
     max_chars: int = 0
     keep_frames: bool = False
     host_delay: str = "0.25-0.6"
+    ssrf_allowlist: str = ""
     max_crawl_delay: float = 10.0
     chunk_size: int = 0
     chunk_tokens: int = 0

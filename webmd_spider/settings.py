@@ -33,6 +33,8 @@ DOWNLOAD_TIMEOUT = 20
 RETRY_TIMES = 1
 REDIRECT_MAX_TIMES = 10
 COOKIES_ENABLED = False
+# Names resolving to loopback/private/link-local... addresses are refused (SSRF guard).
+DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"
 METAREFRESH_ENABLED = True
 
 # --- politeness ----------------------------------------------------------------
@@ -62,6 +64,7 @@ CONCURRENT_ITEMS = 16
 # --- components ------------------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
+    "webmd_spider.downloadermiddlewares.ssrf.SsrfGuardMiddleware": 55,
     "webmd_spider.downloadermiddlewares.redirect_guard.RedirectGuardMiddleware": 60,
     # below RetryMiddleware (550) so it sees 429/503 before Scrapy would retry them
     "webmd_spider.downloadermiddlewares.politeness.PolitenessMiddleware": 560,
@@ -98,6 +101,9 @@ WEBMD_KEEP_FRAMES = False
 WEBMD_HOST_DELAY = "0.25-0.6"
 # A robots.txt Crawl-delay above this fetches one page and stops the website.
 WEBMD_MAX_CRAWL_DELAY = 10
+# Destinations allowed despite the SSRF guard: CIDRs, host names or host:port, e.g.
+# "127.0.0.1:8080" to crawl your own local server. Empty by default.
+WEBMD_SSRF_ALLOWLIST = ""
 WEBMD_CHUNK_SIZE = 0
 WEBMD_CHUNK_TOKENS = 0
 WEBMD_CHUNK_OVERLAP = 0

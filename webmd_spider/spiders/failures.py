@@ -48,6 +48,10 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
         return "too-large", "the response is larger than the page size limit (DOWNLOAD_MAXSIZE)"
     if isinstance(exc, IgnoreRequest) and "max redirections" in lowered:
         return "http-error", "too many redirects (REDIRECT_MAX_TIMES)"
+    if text.startswith("refused: ") or (
+        isinstance(exc, tx_error.DNSLookupError) and "refused: " in text
+    ):
+        return "blocked", "refused by the SSRF guard: " + text.split("refused: ", 1)[1]
     if isinstance(exc, _TIMEOUTS):
         return "timeout", "the server did not send the whole response in time"
     if isinstance(exc, UnsupportedURLSchemeError):

@@ -36,6 +36,7 @@ from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
 from webmd_spider.items import Row, diagnostic_row
 from webmd_spider.ledger import RunLedger, SiteState
+from webmd_spider.netguard import AddressPolicy
 from webmd_spider.options import JobOptions, OptionsError, build_options
 from webmd_spider.page_rows import build_page_row, classify_response
 from webmd_spider.politeness import delay_and_jitter, parse_host_delay
@@ -81,6 +82,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.chunk_budget: tuple[int, int] = (0, 0)  # (size, overlap) in characters
         #: robots.txt Crawl-delay per website, read by the politeness middleware
         self.crawl_delays: dict[str, float] = {}
+        self.ssrf_policy = AddressPolicy.from_allowlist(None)
         self._inputs: list[StartInput] = []
         self._startup_rows: list[Row] = []
         self._summary_written = False
@@ -135,6 +137,10 @@ class SiteSpider(SitemapDiscovery, Spider):
             max_chars=opts.max_chars,
             keep_frames=opts.keep_frames,
         )
+        try:
+            self.ssrf_policy = AddressPolicy.from_allowlist(opts.ssrf_allowlist or None)
+        except ValueError as exc:
+            raise OptionsError(f"ssrf_allowlist: {exc}") from None
         try:
             low, high = parse_host_delay(opts.host_delay)
         except ValueError as exc:
