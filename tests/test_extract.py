@@ -175,10 +175,10 @@ def test_nofollow_from_bot_meta_name() -> None:
 
 
 def test_page_links_cover_whole_page_but_only_http(article: Document) -> None:
+    # /contact is rel="nofollow": never followed
     assert article.page_links == [
         "https://www.example.com/",
         "https://www.example.com/about",
-        "https://www.example.com/contact",
         "https://twitter.com/garden",
         "https://www.example.com/blog/soil",
         "https://seeds.example.org/catalog",

@@ -26,6 +26,7 @@ ERROR_TYPES: dict[str, str] = {
     "http-error": "the server answered with an HTTP error status",
     "too-large": "the response is larger than the page size limit",
     "empty": "the page holds fewer than 20 words after extraction (often a JavaScript shell)",
+    "opted-out": "the page asks AI systems not to use it (noai / noimageai)",
 }
 
 
@@ -82,6 +83,7 @@ class Row:
     extraction_method: str | None = None
     boilerplate_ratio: float | None = None
     content_hash: str | None = None
+    noindex: bool | None = None  # the page asks not to be indexed (meta robots / X-Robots-Tag)
     # reserved for later stages (chunking, structured tables, change detection)
     chunks: list[dict[str, Any]] | None = None
     chunk_count: int | None = None

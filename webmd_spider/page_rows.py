@@ -81,3 +81,37 @@ def build_page_row(doc: Document, **context: Any) -> Row:
         boilerplate_ratio=doc.boilerplate_ratio,
         content_hash="sha256:" + hashlib.sha256(doc.markdown.encode("utf-8")).hexdigest(),
     )
+
+
+#: Robots directives (meta robots, X-Robots-Tag) that opt a page out of AI use.
+AI_OPT_OUT = frozenset({"noai", "noimageai"})
+#: Text of anti-bot challenge pages served with 200 instead of the page (Cloudflare,
+#: DDoS-Guard, Sucuri, Akamai...). Matched in the title or the first characters.
+INTERSTITIAL_MARKERS = (
+    "just a moment...",
+    "checking your browser",
+    "attention required! | cloudflare",
+    "please enable cookies and javascript",
+    "ddos protection by",
+    "verify you are human",
+    "cf-browser-verification",
+    "sucuri website firewall",
+    "access denied | ",
+)
+
+
+def robots_directives(*values: str | None) -> set[str]:
+    """Lower-cased directives of meta robots / X-Robots-Tag values ("noai, noindex")."""
+    found: set[str] = set()
+    for value in values:
+        for part in (value or "").lower().replace(";", ",").split(","):
+            token = part.strip().rsplit(":", 1)[-1].strip()  # "webmd: noai" → "noai"
+            if token:
+                found.add(token)
+    return found
+
+
+def interstitial(title: str | None, body_start: bytes) -> bool:
+    """Whether a 200 answer is an anti-bot challenge page instead of the page."""
+    head = (title or "").lower() + " " + body_start[:4000].decode("utf-8", "replace").lower()
+    return any(marker in head for marker in INTERSTITIAL_MARKERS)

@@ -318,12 +318,24 @@ def parse_start_input(raw: str) -> StartInput:
         return _invalid(raw, "malformed address: no host name")
     if problem := _host_problem(host):
         return _invalid(raw, problem)
+    if not has_scheme and _is_ip_literal(host):
+        # A bare address names a machine, not a website (and is how SSRF probes look):
+        # crawling one must be asked for explicitly, with a scheme.
+        return _invalid(raw, f"a bare IP address; give a full URL such as http://{host}/")
     url = canonicalize(text)
     at_root = parts.path in ("", "/") and not parts.query
     # Typed without a scheme means "the website"; with one, exactly that root.
     whole_site_kind = "root" if has_scheme else "domain"
     kind = whole_site_kind if at_root else "page"
     return StartInput(raw=raw, url=url, kind=kind, error=None)
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return bool(re.fullmatch(r"(0x[0-9a-f]+|\d+)(\.(0x[0-9a-f]+|\d+)){0,3}", host, re.I))
+    return True
 
 
 def parse_start_inputs(text: str) -> list[StartInput]:

@@ -206,13 +206,15 @@ def keywords(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> list[s
 
 
 def page_links(root: lxml.html.HtmlElement, base: str) -> list[str]:
-    """Every http(s) <a href> of the whole page: absolute, no fragment, deduped, in order.
-
-    Navigation and rel=nofollow links are included on purpose: the crawler
-    decides what to follow, this only reports what is there.
+    """Every followable http(s) <a href> of the whole page: absolute, no fragment,
+    deduped, in order. Navigation links are included (the crawler decides what to
+    follow); links marked ``rel="nofollow"`` are not (the page asks not to follow them).
     """
     links: dict[str, None] = {}
     for anchor in root.iter("a"):
+        rel = anchor.get("rel")
+        if rel and "nofollow" in rel.lower().split():
+            continue
         href = strip_html5_whitespace(anchor.get("href") or "")
         if href.startswith("#"):  # in-page anchor, even when <base href> points elsewhere
             continue

@@ -38,11 +38,18 @@ from webmd_spider.items import Row, diagnostic_row
 from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.netguard import AddressPolicy
 from webmd_spider.options import JobOptions, OptionsError, build_options
-from webmd_spider.page_rows import build_page_row, classify_response
+from webmd_spider.page_rows import (
+    AI_OPT_OUT,
+    build_page_row,
+    classify_response,
+    interstitial,
+    robots_directives,
+)
 from webmd_spider.politeness import delay_and_jitter, parse_host_delay
 from webmd_spider.robots import RobotsRules
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
+from webmd_spider.traps import TrapDetector
 from webmd_spider.urls import (
     PatternError,
     StartInput,
@@ -59,6 +66,8 @@ from webmd_spider.urls import (
 logger = logging.getLogger(__name__)
 
 PRIORITY_ROBOTS = 1000
+#: Challenge pages are short; a long page that mentions "just a moment..." is content.
+INTERSTITIAL_MAX_WORDS = 200
 #: After the time budget, downloads in flight get DOWNLOAD_TIMEOUT plus this long.
 STOP_GRACE_SECS = 5.0
 
@@ -83,6 +92,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         #: robots.txt Crawl-delay per website, read by the politeness middleware
         self.crawl_delays: dict[str, float] = {}
         self.ssrf_policy = AddressPolicy.from_allowlist(None)
+        self.traps = TrapDetector()  # calendar pages, session ids, endless query variants
         self._inputs: list[StartInput] = []
         self._startup_rows: list[Row] = []
         self._summary_written = False
@@ -350,7 +360,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             # A sitemap declares its URLs as pages: a PDF listed there is fetched and
             # reported (`not-html`); links to assets, feeds and APIs are not followed.
             reason = follow_rejection(url) if via == "link" else None
-            reason = reason or self.url_filter.rejection(url)
+            reason = reason or self.url_filter.rejection(url) or self.traps.refusal(url)
             if reason:
                 self.ledger.reject(url, reason, site.website)
                 return
@@ -426,6 +436,18 @@ class SiteSpider(SitemapDiscovery, Spider):
         doc = extract(
             response.body, response.url, encoding=_charset(response), options=self.extract_options
         )
+        header = response.headers.get(b"X-Robots-Tag")
+        x_robots = header.decode("latin-1") if header else None
+        directives = robots_directives(doc.meta_robots, x_robots)
+        if self._canonical_duplicate(site, doc, final):
+            reason = f"duplicate:canonical is {doc.canonical}"
+            self.ledger.reject(meta["webmd_url"], reason, site.website)
+            return
+        refusal = self._content_refusal(site, doc, directives, response)
+        if refusal is not None:
+            site.emitted.add(final)
+            yield self._row(diagnostic_row(*refusal, **common, status_code=response.status))
+            return
         row = build_page_row(
             doc,
             **common,
@@ -436,6 +458,13 @@ class SiteSpider(SitemapDiscovery, Spider):
             sitemap_lastmod=site.lastmod.get(canonicalize(meta["webmd_url"])),
         )
         site.emitted.add(final)
+        if row.row_type == "page":
+            row.noindex = bool(directives & {"noindex", "none"})
+            if doc.canonical and site_key(doc.canonical) == site.website:
+                # the canonical URL is this page: it is never fetched or written again
+                canonical = canonicalize(doc.canonical)
+                site.emitted.add(canonical)
+                site.seen.add(canonical)
         yield self._row(row)
         if row.row_type != "page":
             return
@@ -444,10 +473,29 @@ class SiteSpider(SitemapDiscovery, Spider):
         elif site.pages >= self.options.max_pages:
             site.stop_reason = "page_budget"
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
-        if not doc.nofollow and (site.mode == "site" or self.options.crawl_links):
+        nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
+        if not nofollow and (site.mode == "site" or self.options.crawl_links):
             for link in doc.page_links:
                 if site_key(link) == site.website:
                     yield from self._schedule(site, link, meta["webmd_depth"] + 1, "link")
+
+    def _content_refusal(
+        self, site: SiteState, doc: Any, directives: set[str], response: Response
+    ) -> tuple[str, str] | None:
+        """(error_type, message) when a fetched HTML page must not become a page row."""
+        if directives & AI_OPT_OUT:
+            found = ", ".join(sorted(directives & AI_OPT_OUT))
+            return "opted-out", f"the page opts out of AI use ({found})"
+        if doc.word_count < INTERSTITIAL_MAX_WORDS and interstitial(doc.title, response.body):
+            return "blocked", "an anti-bot challenge page was served instead of the page"
+        return None
+
+    def _canonical_duplicate(self, site: SiteState, doc: Any, final: str) -> bool:
+        """A page whose rel=canonical (same website) was already written as a page."""
+        if not doc.canonical or site_key(doc.canonical) != site.website:
+            return False
+        canonical = canonicalize(doc.canonical)
+        return canonical != final and canonical in site.emitted
 
     def page_failed(self, failure: Failure) -> Iterator[Row]:
         """A page request failed: one diagnostic row, unless it was refused on purpose."""
