@@ -212,3 +212,21 @@ async def test_redirect_chain_too_long_is_an_http_error(serve_site: Serve, tmp_p
     rows = await crawl(tmp_path, start=server.base_url + "/")
     (diag,) = by_type(rows, "diagnostic")
     assert diag["error_type"] == "http-error" and "redirects" in diag["error"]
+
+
+@deferred_f_from_coro_f
+async def test_a_hanging_server_cannot_hold_the_end_of_the_run(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = build(
+        tmp_path / "s",
+        {"index.html": page("/hang.html", "/ok.html"), "ok.html": page()},
+        routes={"/hang.html": {"delay": 40, "body": page()}},
+    )
+    server = serve_site(site)
+    began = time.monotonic()
+    rows = await crawl(tmp_path, start=server.base_url + "/", max_run_secs="2")
+    assert time.monotonic() - began < 9, "ends within seconds of the budget, not DOWNLOAD_TIMEOUT"
+    assert {p for p in paths(server, rows)} == {"/", "/ok.html"}
+    (site_row,) = by_type(rows, "site")
+    assert site_row["stop_reason"] == "time_budget"

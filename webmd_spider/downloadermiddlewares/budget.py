@@ -19,11 +19,26 @@ from scrapy.exceptions import IgnoreRequest
 from webmd_spider.ledger import RunLedger
 
 
+#: A download may run this long past the run's time budget before it is cut off.
+BUDGET_SLACK_SECS = 2.0
+
+
 class BudgetMiddleware:
     """Drop queued requests once their site or the run has reached its budget."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self.timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 180)
+
+    def _bound_timeout(self, request: Request, ledger: RunLedger) -> None:
+        """No download outlives the run budget by more than BUDGET_SLACK_SECS: a hanging
+        server cannot hold the end of the run for a whole DOWNLOAD_TIMEOUT."""
+        budget = getattr(getattr(self.crawler.spider, "options", None), "max_run_secs", None)
+        if budget is None:
+            return
+        remaining = float(budget) - ledger.elapsed() + BUDGET_SLACK_SECS
+        current = float(request.meta.get("download_timeout", self.timeout))
+        request.meta["download_timeout"] = max(1.0, min(current, remaining))
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -35,6 +50,7 @@ class BudgetMiddleware:
         if ledger is None or kind in (None, "summary"):
             return
         website = request.meta.get("webmd_site", "")
+        self._bound_timeout(request, ledger)
         reason = ledger.stop_reason
         if reason is None and kind == "page":
             site = ledger.sites.get(website)

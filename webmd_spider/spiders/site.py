@@ -68,8 +68,9 @@ logger = logging.getLogger(__name__)
 PRIORITY_ROBOTS = 1000
 #: Challenge pages are short; a long page that mentions "just a moment..." is content.
 INTERSTITIAL_MAX_WORDS = 200
-#: After the time budget, downloads in flight get DOWNLOAD_TIMEOUT plus this long.
-STOP_GRACE_SECS = 5.0
+#: After the time budget, downloads in flight get this long before the spider writes its
+#: site rows and closes (the run must end within seconds of its budget).
+STOP_GRACE_SECS = 3.0
 
 
 class SiteSpider(SitemapDiscovery, Spider):
@@ -540,8 +541,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.options.max_run_secs,
             dropped,
         )
-        grace = self.crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 20) + STOP_GRACE_SECS
-        self._timer = _call_later(grace, self._force_close)
+        self._timer = _call_later(STOP_GRACE_SECS, self._force_close)
 
     def _drain_download_queues(self, reason: str) -> int:
         """Fail the requests waiting in the downloader's per-slot queues.
@@ -562,10 +562,19 @@ class SiteSpider(SitemapDiscovery, Spider):
         return count
 
     def _force_close(self) -> None:
+        """Downloads still in flight after the grace period: write the site rows now
+        (straight to the feeds, through the item_scraped signal the feed exporter
+        listens to) and close; the rows of those last downloads are given up."""
         self._timer = None
-        message = "downloads still in flight after the grace period: closed without site rows"
+        message = "downloads still in flight after the time budget's grace period: closing"
         logger.warning(message)
         self.ledger.warn(message)
+        if not self._summary_written:
+            self._summary_written = True
+            for row in self._site_rows(None):
+                self.crawler.signals.send_catch_log(
+                    signals.item_scraped, item=row, response=None, spider=self
+                )
         deferred_from_coro(self.crawler.engine.close_spider_async(reason="time_budget"))
 
     def _on_idle(self, spider: Spider) -> None:
@@ -585,7 +594,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.crawler.engine.crawl(request)
         raise DontCloseSpider
 
-    def _site_rows(self, response: Response) -> Iterator[Row]:
+    def _site_rows(self, response: Response | None) -> Iterator[Row]:
         for site in self.ledger.sites.values():
             yield self._row(site.to_row(self.ledger.stop_reason))
 
