@@ -5,7 +5,9 @@ Reads the spider's run ledger (``spider.ledger``); requests carry ``webmd_site``
 ``webmd_kind`` in their meta. A refused request is recorded in the ledger as "not
 fetched" with the reason, marked ``webmd_rejected`` in its meta (so the spider's
 errback writes no diagnostic row for it) and dropped with ``IgnoreRequest``. Requests
-of kind ``summary`` (the site rows at the end) always pass.
+of kind ``summary`` (the site rows at the end) always pass. Every request's
+``download_timeout`` is also cut so that no download outlives the run's time budget by
+more than BUDGET_SLACK_SECS (settings read: DOWNLOAD_TIMEOUT).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 
 from webmd_spider.ledger import RunLedger
-
 
 #: A download may run this long past the run's time budget before it is cut off.
 BUDGET_SLACK_SECS = 2.0
