@@ -439,27 +439,17 @@ class Cleaner:
     def _remove_ad_labels(self, labels: list[Element]) -> None:
         """Blocks whose whole text is an ad label ("Advertisement", "Story continues
         below"), with the wrappers that hold nothing else."""
-        doomed = []
-        for holder in labels:
-            size = self.stats.chars(holder)
-            parent = holder.getparent()
-            while (
-                parent is not None
-                and parent is not self.root
-                and parent not in self.protected
-                and self.stats.chars(parent) == size
-            ):
-                holder, parent = parent, parent.getparent()
-            doomed.append(holder)
-        for element in doomed:
-            if element.getparent() is not None and _depth_below(element, self.root) > 0:
-                element.drop_tree()
+        self._remove_with_bare_wrappers(labels)
 
     def _remove_ui_blocks(self, controls: list[Element]) -> None:
         """UI-word blocks ("Full Screen", "1 of 24", "Buy Photo"), with the
         wrappers that hold nothing else."""
+        self._remove_with_bare_wrappers(controls)
+
+    def _remove_with_bare_wrappers(self, elements: list[Element]) -> None:
+        """Remove each element together with the ancestors that hold no other text."""
         doomed = []
-        for holder in controls:
+        for holder in elements:
             size = self.stats.chars(holder)
             parent = holder.getparent()
             while (
