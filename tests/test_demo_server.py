@@ -566,3 +566,110 @@ def test_basic_site_expected(basic_site: SiteServer) -> None:
     assert len(shell_text.split()) < 20
     raw = fetch(basic_site.url("/sitemap-pages.xml.gz"))
     assert raw[1]["Content-Type"] == "application/gzip" and "Content-Encoding" not in raw[1]
+
+
+# -- fault routes: drip, encoding, repeat_body, chunked, drop ----------------------
+
+
+def _fault_site(tmp_path: Path, routes: dict[str, Any]) -> Path:
+    root = tmp_path / "faults"
+    root.mkdir()
+    (root / "page.html").write_text("<p>at {{origin}}</p>")
+    (root / "bomb.gz").write_bytes(gzip.compress(b"\0" * 1_000_000))
+    (root / "_routes.json").write_text(json.dumps(routes))
+    return root
+
+
+def test_drip_sends_the_body_slowly_with_a_content_length(
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+) -> None:
+    body = "x" * (server_module.DRIP_CHUNK * 4)
+    srv = serve_site(_fault_site(tmp_path, {"/drip": {"body": body, "drip": 0.1}}))
+    started = time.monotonic()
+    status, headers, data = fetch(srv.url("/drip"))
+    assert (status, data) == (200, body.encode())
+    assert headers["Content-Length"] == str(len(body))
+    assert time.monotonic() - started >= 0.3  # 4 pieces, 3 pauses
+
+
+def test_encoding_gzip_compresses_file_and_body(
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+) -> None:
+    routes = {
+        "/f": {"file": "page.html", "encoding": "gzip"},
+        "/b": {"body": "<p>hi</p>", "encoding": "gzip", "repeat_body": 3},
+    }
+    srv = serve_site(_fault_site(tmp_path, routes))
+    status, headers, data = fetch(srv.url("/f"))
+    assert (status, headers["Content-Encoding"]) == (200, "gzip")
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    assert headers["Content-Length"] == str(len(data))
+    assert gzip.decompress(data) == f"<p>at {srv.base_url}</p>".encode()
+    assert gzip.decompress(fetch(srv.url("/b"))[2]) == b"<p>hi</p>" * 3
+
+
+def test_repeat_body_streams_the_copies(
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+) -> None:
+    srv = serve_site(_fault_site(tmp_path, {"/big": {"body": "ab", "repeat_body": 100_000}}))
+    status, headers, data = fetch(srv.url("/big"))
+    assert (status, headers["Content-Length"], data) == (200, "200000", b"ab" * 100_000)
+
+
+def test_chunked_has_no_content_length(
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+) -> None:
+    routes = {"/c": {"body": "chunk", "repeat_body": 50_000, "chunked": True}}
+    srv = serve_site(_fault_site(tmp_path, routes))
+    status, headers, data = fetch(srv.url("/c"))
+    assert status == 200 and "Content-Length" not in headers
+    assert headers["Transfer-Encoding"] == "chunked"
+    assert data == b"chunk" * 50_000
+
+
+def test_drop_closes_the_connection_without_an_answer(
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+) -> None:
+    srv = serve_site(_fault_site(tmp_path, {"/robots.txt": {"drop": True}}))
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+        raw_get(srv, "/robots.txt")
+    assert srv.hits("/robots.txt") == 1 and srv.requests[-1].status == 0
+
+
+def test_prebuilt_gzip_file_served_raw_as_html(
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+) -> None:
+    route = {
+        "file": "bomb.gz",
+        "content_type": "text/html",
+        "headers": {"Content-Encoding": "gzip"},
+    }
+    site = _fault_site(tmp_path, {"/bomb": route})
+    srv = serve_site(site)
+    status, headers, data = fetch(srv.url("/bomb"))
+    assert (status, headers["Content-Type"], headers["Content-Encoding"]) == (
+        200,
+        "text/html",
+        "gzip",
+    )
+    assert data == (site / "bomb.gz").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "route",
+    [
+        {"drip": -1},
+        {"drip": "slow"},
+        {"encoding": "br"},
+        {"repeat_body": 0},
+        {"repeat_body": 2.5},
+        {"chunked": "yes"},
+        {"drop": True, "status": 200},
+    ],
+)
+def test_invalid_fault_routes_rejected(tmp_path: Path, route: dict[str, Any]) -> None:
+    root = tmp_path / "bad"
+    root.mkdir()
+    (root / "_routes.json").write_text(json.dumps({"/x": route}))
+    with pytest.raises(ValueError):
+        SiteServer(root).start()

@@ -28,7 +28,7 @@ def classify_response(status: int, content_type: str | None, body: bytes) -> tup
         return "http-error", f"the server answered HTTP {status}"
     mime = (content_type or "").split(";", 1)[0].strip().lower()
     head = body[:16]
-    if head.startswith(BINARY_MAGIC):
+    if head.startswith(BINARY_MAGIC) or _looks_binary(body):
         return "not-html", f"the body is a binary file (served as {mime or 'no content type'})"
     if mime and mime not in HTML_TYPES:
         return "not-html", f"the response is {mime}, not an HTML page"
@@ -36,6 +36,14 @@ def classify_response(status: int, content_type: str | None, body: bytes) -> tup
     if not mime and start != b"<":
         return "not-html", "the response has no content type and does not look like HTML"
     return None
+
+
+def _looks_binary(body: bytes) -> bool:
+    """NUL bytes near the start: no HTML in an 8-bit or UTF-8 encoding has them (UTF-16
+    pages, which do, start with a byte order mark)."""
+    if body[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return False
+    return b"\x00" in body[:1024]
 
 
 def build_page_row(doc: Document, **context: Any) -> Row:

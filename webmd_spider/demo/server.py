@@ -59,12 +59,32 @@ an error when the server starts):
     Extra response headers, e.g. ``{"X-Robots-Tag": "noai"}``.
 ``delay`` (number)
     Seconds to wait before answering (for timeout tests).
+``drip`` (number)
+    A slow-drip server: the body is sent in pieces of :data:`DRIP_CHUNK` bytes with
+    this many seconds between two pieces (``Content-Length`` is still sent first).
+``encoding`` (``"gzip"``)
+    Serve the content (file, inline body or generated page, after templating and
+    ``repeat_body``) gzip-compressed with ``Content-Encoding: gzip``; the Content-Type
+    stays that of the content. (For a ready-made gzip bomb, serve a pre-built ``.gz``
+    file with ``file`` + ``headers: {"Content-Encoding": "gzip"}`` + ``content_type``:
+    files with extensions that are not templated are served byte for byte.)
+``repeat_body`` (int >= 1)
+    The content repeated N times, written piece by piece (never built in memory
+    uncompressed; with ``encoding`` it is compressed piece by piece), for oversized
+    pages: ``{"body": "<p>filler words</p>", "repeat_body": 600000}``.
+``chunked`` (bool)
+    Send the body with ``Transfer-Encoding: chunked`` and no ``Content-Length``, like a
+    streaming server whose size is unknown in advance.
+``drop`` (bool)
+    Answer nothing: close the connection right after reading the request (the
+    request is still logged, with status ``0``).
 
 A route may also be a LIST of such objects: the n-th request of that path gets the
 n-th answer and the last one repeats (``[{"status": 429, "headers": {"Retry-After":
 "1"}}, {"file": "page.html"}]``: refused once, then served).
 
-At most one of ``file``, ``gzip_of`` and ``body`` may be given. A route without any
+At most one of ``file``, ``gzip_of`` and ``body`` may be given; ``drop`` takes no
+other key but ``delay``. A route without any
 of them answers with a small generated HTML body naming the status (so
 ``{"status": 410}`` and ``{"status": 500}`` just work).
 """
@@ -78,7 +98,8 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -131,8 +152,27 @@ ORIGIN_PLACEHOLDER = "{{origin}}"
 
 #: Keys allowed in a ``_routes.json`` route object.
 ROUTE_KEYS = frozenset(
-    {"status", "location", "file", "gzip_of", "body", "content_type", "headers", "delay"}
+    {
+        "status",
+        "location",
+        "file",
+        "gzip_of",
+        "body",
+        "content_type",
+        "headers",
+        "delay",
+        "drip",
+        "encoding",
+        "repeat_body",
+        "chunked",
+        "drop",
+    }
 )
+
+#: Bytes per piece of a ``drip`` body.
+DRIP_CHUNK = 64
+#: Bytes per piece of a streamed (``repeat_body`` or ``chunked``) body.
+STREAM_CHUNK = 64 * 1024
 
 ROUTES_FILE = "_routes.json"
 MAX_REQUEST_RECORDS = 10_000
@@ -161,6 +201,11 @@ class Route:
     content_type: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drip: float = 0.0
+    encoding: str | None = None
+    repeat_body: int = 1
+    chunked: bool = False
+    drop: bool = False
 
     @classmethod
     def from_json(cls, path: str, raw: Any) -> Route:
@@ -187,6 +232,20 @@ class Route:
         delay = raw.get("delay", 0)
         if not isinstance(delay, int | float) or delay < 0:
             raise ValueError(f"route {path!r}: bad delay {delay!r}")
+        drip = raw.get("drip", 0)
+        if not isinstance(drip, int | float) or isinstance(drip, bool) or drip < 0:
+            raise ValueError(f"route {path!r}: bad drip {drip!r}")
+        encoding = raw.get("encoding")
+        if encoding is not None and encoding != "gzip":
+            raise ValueError(f"route {path!r}: encoding must be 'gzip', got {encoding!r}")
+        repeat = raw.get("repeat_body", 1)
+        if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+            raise ValueError(f"route {path!r}: repeat_body must be an int >= 1, got {repeat!r}")
+        for key in ("chunked", "drop"):
+            if not isinstance(raw.get(key, False), bool):
+                raise ValueError(f"route {path!r}: {key} must be true or false")
+        if raw.get("drop") and set(raw) - {"drop", "delay"}:
+            raise ValueError(f"route {path!r}: drop takes no other key but delay")
         return cls(
             status=status,
             location=raw.get("location"),
@@ -196,6 +255,11 @@ class Route:
             content_type=raw.get("content_type"),
             headers=dict(headers),
             delay=float(delay),
+            drip=float(drip),
+            encoding=encoding,
+            repeat_body=repeat,
+            chunked=bool(raw.get("chunked", False)),
+            drop=bool(raw.get("drop", False)),
         )
 
 
@@ -224,6 +288,38 @@ class _Response:
     body: bytes = b""
     content_type: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    repeat: int = 1  # the body is sent this many times
+    drip: float = 0.0  # seconds between two DRIP_CHUNK pieces
+    chunked: bool = False  # Transfer-Encoding: chunked, no Content-Length
+    drop: bool = False  # close the connection without answering
+
+    @property
+    def length(self) -> int:
+        return len(self.body) * self.repeat
+
+    def pieces(self) -> Iterator[bytes]:
+        """The body in pieces (DRIP_CHUNK bytes when dripping), without building it whole."""
+        size = DRIP_CHUNK if self.drip else STREAM_CHUNK
+        if self.repeat == 1 or len(self.body) >= size:
+            for _ in range(self.repeat):
+                for start in range(0, len(self.body), size):
+                    yield self.body[start : start + size]
+            return
+        # many copies of a short body: group whole copies into one piece
+        per_piece = max(1, size // max(1, len(self.body)))
+        left = self.repeat
+        while left > 0:
+            count = min(per_piece, left)
+            yield self.body * count
+            left -= count
+
+
+def _gzip_repeated(body: bytes, repeat: int) -> bytes:
+    """gzip of ``body * repeat``, compressed piece by piece (only the output is held)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    out = [compressor.compress(piece) for piece in _Response(0, body, repeat=repeat).pieces()]
+    out.append(compressor.flush())
+    return b"".join(out)
 
 
 def _status_page(status: int, detail: str = "") -> _Response:
@@ -380,6 +476,19 @@ class SiteServer:
         return found if found is not None and found.is_file() else None
 
     def _respond_route(self, route: Route) -> _Response:
+        if route.drop:
+            return _Response(0, drop=True)
+        response = self._route_content(route)
+        response.repeat = route.repeat_body
+        if route.encoding == "gzip":
+            response.body = _gzip_repeated(response.body, response.repeat)
+            response.repeat = 1
+            response.headers["Content-Encoding"] = "gzip"
+        response.drip = route.drip
+        response.chunked = route.chunked
+        return response
+
+    def _route_content(self, route: Route) -> _Response:
         extra = dict(route.headers)
         if route.location is not None:
             extra["Location"] = self._template(route.location.encode()).decode()
@@ -490,18 +599,44 @@ def _make_handler(server: SiteServer) -> type[BaseHTTPRequestHandler]:
                     at=time.monotonic(),
                 )
             )
+            if response.drop:
+                self.close_connection = True
+                return
             self.send_response(response.status)
             if response.content_type:
                 self.send_header("Content-Type", response.content_type)
-            self.send_header("Content-Length", str(len(response.body)))
+            if response.chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(response.length))
             for name, value in {**response.headers, **(extra or {})}.items():
                 self.send_header(name, value)
             self.end_headers()
-            if send_body and response.body:
-                try:
-                    self.wfile.write(response.body)
-                except (BrokenPipeError, ConnectionResetError):
-                    logger.debug("client went away during %s %s", method, self.path)
+            if not send_body or not response.body:
+                if response.chunked and send_body:
+                    self.wfile.write(b"0\r\n\r\n")
+                return
+            try:
+                self._write_body(response)
+            except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+                self.close_connection = True
+                logger.debug("client went away during %s %s", method, self.path)
+
+        def _write_body(self, response: _Response) -> None:
+            if response.repeat == 1 and not response.drip and not response.chunked:
+                self.wfile.write(response.body)
+                return
+            first = True
+            for piece in response.pieces():
+                if response.drip and not first:
+                    time.sleep(response.drip)
+                first = False
+                if response.chunked:
+                    piece = b"%x\r\n%s\r\n" % (len(piece), piece)
+                self.wfile.write(piece)
+                self.wfile.flush()
+            if response.chunked:
+                self.wfile.write(b"0\r\n\r\n")
 
         def log_message(self, format: str, *args: Any) -> None:
             logger.debug("%s - " + format, self.address_string(), *args)

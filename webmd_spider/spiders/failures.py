@@ -40,9 +40,12 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
     exc = failure.value
     text = str(exc) or type(exc).__name__
     lowered = text.lower()
-    if isinstance(exc, DownloadCancelledError | IgnoreRequest) and (
-        "download max size" in lowered or "exceeded download_maxsize" in lowered
-    ):
+    if (
+        isinstance(exc, DownloadCancelledError | IgnoreRequest)
+        and ("download max size" in lowered or "exceeded download_maxsize" in lowered)
+    ) or (isinstance(exc, DownloadCancelledError) and not str(exc)):
+        # A body without Content-Length cut while arriving fails with a bare
+        # DownloadCancelledError (Scrapy logs the size warning separately).
         # Scrapy cancels a body over DOWNLOAD_MAXSIZE (from Content-Length, while
         # receiving, or while decompressing); these are its messages.
         return "too-large", "the response is larger than the page size limit (DOWNLOAD_MAXSIZE)"

@@ -98,6 +98,11 @@ class SitemapDiscovery:
             doc = parse_sitemap(response.body, response.url)
             if doc.error:
                 self.ledger.warn(f"sitemap {response.url} unusable: {doc.error}")
+            if doc.truncated:
+                self.ledger.warn(
+                    f"sitemap {response.url} holds more than {len(doc.entries):,} entries "
+                    "(the sitemaps.org limit is 50,000): the rest were not read"
+                )
             if doc.bad_entries:
                 self.ledger.warn(f"sitemap {response.url}: {doc.bad_entries} entries skipped")
             if doc.kind == "sitemapindex":
