@@ -21,6 +21,8 @@ FAST = {
     "WEBMD_HOST_DELAY": "0",
     # the test servers are ours, on loopback: allow them past the SSRF guard
     "WEBMD_SSRF_ALLOWLIST": "127.0.0.0/8,localhost",
+    # ask an unavailable robots.txt again after half a second, not 30 s
+    "WEBMD_ROBOTS_RETRY_SECS": 0.5,
     "AUTOTHROTTLE_ENABLED": False,
     "LOG_LEVEL": "WARNING",
     "WEBMD_PROGRESS_SECS": 0,

@@ -14,7 +14,7 @@ from .crawling import REPO, by_type, read_rows, scrapy_crawl
 
 QUIET = [
     *("-s", "LOG_LEVEL=INFO", "-s", "WEBMD_HOST_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=False"),
-    *("-s", "WEBMD_SSRF_ALLOWLIST=127.0.0.0/8"),
+    *("-s", "WEBMD_SSRF_ALLOWLIST=127.0.0.0/8", "-s", "WEBMD_ROBOTS_RETRY_SECS=0.5"),
 ]
 
 

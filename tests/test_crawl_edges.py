@@ -230,3 +230,24 @@ async def test_a_hanging_server_cannot_hold_the_end_of_the_run(
     assert {p for p in paths(server, rows)} == {"/", "/ok.html"}
     (site_row,) = by_type(rows, "site")
     assert site_row["stop_reason"] == "time_budget"
+
+
+@deferred_f_from_coro_f
+async def test_an_unavailable_robots_txt_is_asked_again(serve_site: Serve, tmp_path: Path) -> None:
+    robots_then_ok = [{"status": 500}, {"body": "User-agent: *\nDisallow: /private/\n"}]
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": page("/a.html", "/private/x.html"),
+            "a.html": page(),
+            "private/x.html": page(),
+        },
+        routes={"/robots.txt": robots_then_ok},
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, {"RETRY_TIMES": 0}, start=server.base_url + "/")
+    assert sorted(paths(server, rows)) == ["/", "/a.html"]
+    assert server.hits("/robots.txt") == 2 and server.hits("/private/x.html") == 0
+    assert not by_type(rows, "diagnostic")
+    warnings = summary_of(tmp_path)["warnings"]
+    assert any("asking again" in w for w in warnings), warnings

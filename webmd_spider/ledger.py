@@ -39,6 +39,7 @@ class SiteState:
     boilerplate_sum: float = 0.0
     stop_reason: str | None = None  # set when the site stops early (page_budget, unreachable…)
     refusals: int = 0  # 429/503 answers in a row (reset by any other answer)
+    robots_retries: int = 0  # times an unavailable robots.txt was asked again
     page_limit: int | None = None  # a tighter page budget (a Crawl-delay over max_crawl_delay)
     lastmod: dict[str, str] = field(default_factory=dict)  # canonical URL -> sitemap lastmod
     seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled

@@ -48,6 +48,7 @@ class JobOptions:
     host_delay: str = "0.25-0.6"
     ssrf_allowlist: str = ""
     max_crawl_delay: float = 10.0
+    robots_retry_secs: float = 30.0
     chunk_size: int = 0
     chunk_tokens: int = 0
     chunk_overlap: int = 0
@@ -65,6 +66,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "max_sitemap_urls": (1, 1_000_000),
     "max_chars": (0, None),
     "max_crawl_delay": (0, 3600),
+    "robots_retry_secs": (0, 3600),
     "chunk_size": (0, 10_000),
     "chunk_tokens": (0, 2_500),
     "chunk_overlap": (0, 5_000),

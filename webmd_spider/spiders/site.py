@@ -71,6 +71,8 @@ INTERSTITIAL_MAX_WORDS = 200
 #: After the time budget, downloads in flight get this long before the spider writes its
 #: site rows and closes (the run must end within seconds of its budget).
 STOP_GRACE_SECS = 3.0
+#: A robots.txt retry is only worth it when the site then still has this long to crawl.
+ROBOTS_RETRY_MARGIN_SECS = 10.0
 
 
 class SiteSpider(SitemapDiscovery, Spider):
@@ -98,6 +100,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._startup_rows: list[Row] = []
         self._summary_written = False
         self._timer: DelayedCall | None = None
+        self._robots_retries: set[DelayedCall] = set()
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -249,7 +252,10 @@ class SiteSpider(SitemapDiscovery, Spider):
             rules = RobotsRules.allow_all()
         self.robots[site.website] = rules
         if rules.policy == "disallow-all":
-            # RFC 9309 §2.3.1.4: an unreachable robots.txt (5xx) means complete disallow.
+            # RFC 9309 §2.3.1.4: an unreachable robots.txt (5xx) means complete disallow,
+            # for now: it is asked again once later in the run.
+            if self._retry_robots_later(site, response.url, pages, f"HTTP {response.status}"):
+                return
             site.stop_reason = "robots_unavailable"
             message = (
                 f"robots.txt answered HTTP {response.status}; RFC 9309 treats the whole "
@@ -302,10 +308,37 @@ class SiteSpider(SitemapDiscovery, Spider):
             yield self._robots_request(site, candidates, pages)
             return
         error_type, message = classify_failure(failure)
+        if error_type in ("unreachable", "timeout") and self._retry_robots_later(
+            site, request.url, pages, message
+        ):
+            return
         site.stop_reason = "unreachable"
         yield from self._fail_site(
             site, request.url, pages, error_type, f"could not reach the website: {message}"
         )
+
+    def _retry_robots_later(
+        self, site: SiteState, robots_url: str, pages: list[StartInput], why: str
+    ) -> bool:
+        """Ask an unavailable robots.txt once more later in the run (RFC 9309 §2.3.1.4:
+        disallow all while unreachable); False when that does not fit the budget."""
+        wait = self.options.robots_retry_secs
+        remaining = self.options.max_run_secs - self.ledger.elapsed()
+        if site.robots_retries >= 1 or wait <= 0 or wait + ROBOTS_RETRY_MARGIN_SECS > remaining:
+            return False
+        site.robots_retries += 1
+        root = _root_of(robots_url)
+        message = f"{site.website}: robots.txt unavailable ({why}); asking again in {wait:g} s"
+        logger.warning(message)
+        self.ledger.warn(message)
+
+        def again() -> None:
+            self._robots_retries.discard(timer)
+            self.crawler.engine.crawl(self._robots_request(site, [root], pages))
+
+        timer = _call_later(wait, again)
+        self._robots_retries.add(timer)
+        return True
 
     def _fail_site(
         self,
@@ -581,6 +614,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         """Nothing left to fetch: write the site rows once, then let the spider close."""
         if self._summary_written:
             return
+        if self._robots_retries and self.ledger.stop_reason is None:
+            raise DontCloseSpider  # a robots.txt will be asked again
         self._summary_written = True
         for site in self.ledger.sites.values():
             for url in site.too_deep.values():
@@ -599,8 +634,9 @@ class SiteSpider(SitemapDiscovery, Spider):
             yield self._row(site.to_row(self.ledger.stop_reason))
 
     def _on_closed(self, spider: Spider, reason: str) -> None:
-        if self._timer is not None and self._timer.active():
-            self._timer.cancel()
+        for timer in [self._timer, *self._robots_retries]:
+            if timer is not None and timer.active():
+                timer.cancel()
         if reason == "shutdown" and self.ledger.stop_reason is None:
             self.ledger.stop_reason = "shutdown"
 
