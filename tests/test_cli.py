@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 from webmd_spider.demo.server import SiteServer
 
@@ -84,3 +87,27 @@ def test_webmd_demo_serves_and_crawls_the_bundled_site(tmp_path: Path) -> None:
     assert any("| --- |" in r["markdown"] for r in pages)
     tables = [t for r in pages for t in (r["tables"] or [])]
     assert tables and all({"index", "caption", "headers", "rows"} <= set(t) for t in tables)
+
+
+def test_sigint_stops_cleanly_and_keeps_every_row(serve_site: Any, tmp_path: Path) -> None:
+    root = tmp_path / "slow"
+    root.mkdir()
+    words = " ".join(f"w{i}" for i in range(40))
+    links = "".join(f'<a href="/p{i}.html">p</a>' for i in range(30))
+    (root / "index.html").write_text(f"<html><body><p>{words}</p>{links}</body></html>")
+    routes = {f"/p{i}.html": {"delay": 0.5, "body": f"<p>{words}</p>"} for i in range(30)}
+    (root / "_routes.json").write_text(json.dumps(routes))
+    server = serve_site(root)
+    out = tmp_path / "rows.jsonl"
+    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
+    command = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start={server.base_url}/",
+               "-a", "max_concurrency=1", "-O", str(out), *QUIET]  # fmt: skip
+    child = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    child.send_signal(signal.SIGINT)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 0, stderr[-2000:]
+    rows = read_rows(out)
+    assert 1 <= len(by_type(rows, "page")) < 31
+    (site,) = by_type(rows, "site")
+    assert site["stop_reason"] == "shutdown"

@@ -49,6 +49,7 @@ class JobOptions:
     ssrf_allowlist: str = ""
     max_crawl_delay: float = 10.0
     robots_retry_secs: float = 30.0
+    robots_token: str = "webmd"
     chunk_size: int = 0
     chunk_tokens: int = 0
     chunk_overlap: int = 0

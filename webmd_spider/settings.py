@@ -104,6 +104,8 @@ WEBMD_MAX_CRAWL_DELAY = 10
 # An unavailable robots.txt (5xx, network error) is asked again once after this long,
 # when the run budget allows (0 = never).
 WEBMD_ROBOTS_RETRY_SECS = 30
+# The product token matched against robots.txt User-agent lines (before "*").
+WEBMD_ROBOTS_TOKEN = "webmd"
 # Destinations allowed despite the SSRF guard: CIDRs, host names or host:port, e.g.
 # "127.0.0.1:8080" to crawl your own local server. Empty by default.
 WEBMD_SSRF_ALLOWLIST = ""

@@ -247,7 +247,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         pages: list[StartInput] = response.meta["webmd_pages"]
         site.root = _root_of(response.url)
         if self.options.respect_robots:
-            rules = RobotsRules.from_response(response.status, response.body)
+            rules = RobotsRules.from_response(
+                response.status, response.body, self.options.robots_token
+            )
         else:
             rules = RobotsRules.allow_all()
         self.robots[site.website] = rules
@@ -602,13 +604,19 @@ class SiteSpider(SitemapDiscovery, Spider):
         message = "downloads still in flight after the time budget's grace period: closing"
         logger.warning(message)
         self.ledger.warn(message)
-        if not self._summary_written:
-            self._summary_written = True
-            for row in self._site_rows(None):
-                self.crawler.signals.send_catch_log(
-                    signals.item_scraped, item=row, response=None, spider=self
-                )
+        self._write_site_rows_now()
         deferred_from_coro(self.crawler.engine.close_spider_async(reason="time_budget"))
+
+    def _write_site_rows_now(self) -> None:
+        """Write the site rows straight to the feeds (through the item_scraped signal the
+        feed exporter listens to) when the crawl ends without going idle."""
+        if self._summary_written:
+            return
+        self._summary_written = True
+        for row in self._site_rows(None):
+            self.crawler.signals.send_catch_log(
+                signals.item_scraped, item=row, response=None, spider=self
+            )
 
     def _on_idle(self, spider: Spider) -> None:
         """Nothing left to fetch: write the site rows once, then let the spider close."""
@@ -639,6 +647,9 @@ class SiteSpider(SitemapDiscovery, Spider):
                 timer.cancel()
         if reason == "shutdown" and self.ledger.stop_reason is None:
             self.ledger.stop_reason = "shutdown"
+        # Ctrl-C / SIGTERM or another early close: the site rows still reach the feeds
+        # (this handler runs before the feed exporter's, which was connected later).
+        self._write_site_rows_now()
 
 
 # -- small helpers ------------------------------------------------------------------------
