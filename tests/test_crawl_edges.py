@@ -251,3 +251,18 @@ async def test_an_unavailable_robots_txt_is_asked_again(serve_site: Serve, tmp_p
     assert not by_type(rows, "diagnostic")
     warnings = summary_of(tmp_path)["warnings"]
     assert any("asking again" in w for w in warnings), warnings
+
+
+@deferred_f_from_coro_f
+async def test_robots_redirects_are_followed_five_hops_only(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    hops = {f"/r{i}.txt": {"status": 301, "location": f"/r{i + 1}.txt"} for i in range(6)}
+    hops["/robots.txt"] = {"status": 301, "location": "/r0.txt"}
+    hops["/r6.txt"] = {"body": "User-agent: *\nDisallow: /\n", "content_type": "text/plain"}
+    site = build(tmp_path / "s", {"index.html": page("/a.html"), "a.html": page()}, routes=hops)
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    # seven hops to the file: past five the file counts as unavailable (allow all)
+    assert server.hits("/r6.txt") == 0 and server.hits("/r4.txt") == 1
+    assert sorted(paths(server, rows)) == ["/", "/a.html"]

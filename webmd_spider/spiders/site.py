@@ -71,6 +71,7 @@ INTERSTITIAL_MAX_WORDS = 200
 #: After the time budget, downloads in flight get this long before the spider writes its
 #: site rows and closes (the run must end within seconds of its budget).
 STOP_GRACE_SECS = 3.0
+ROBOTS_MAX_REDIRECTS = 5
 #: A robots.txt retry is only worth it when the site then still has this long to crawl.
 ROBOTS_RETRY_MARGIN_SECS = 10.0
 
@@ -238,6 +239,8 @@ class SiteSpider(SitemapDiscovery, Spider):
                 "webmd_candidates": candidates,
                 "webmd_pages": pages,
                 "download_slot": site.website,
+                # RFC 9309 §2.3.1.2: follow at least five consecutive redirects
+                "redirect_ttl": ROBOTS_MAX_REDIRECTS,
             },
         )
 
@@ -267,6 +270,13 @@ class SiteSpider(SitemapDiscovery, Spider):
                 site, response.url, pages, "blocked", message, response.status
             )
             return
+        yield from self._begin_site(site, rules, pages)
+
+    def _begin_site(
+        self, site: SiteState, rules: RobotsRules, pages: list[StartInput]
+    ) -> Iterator[Any]:
+        """Robots rules known: schedule the typed pages and start discovery."""
+        self.robots[site.website] = rules
         yield from self._apply_crawl_delay(site, rules)
         for page in pages:
             assert page.url is not None
@@ -305,11 +315,19 @@ class SiteSpider(SitemapDiscovery, Spider):
             for page in pages:
                 self.ledger.skip(page.url or page.raw, request.meta["webmd_rejected"], site.website)
             return
+        error_type, message = classify_failure(failure)
+        if error_type == "http-error" and "redirects" in message:
+            # RFC 9309 §2.3.1.2: past five redirects the file may be taken as unavailable,
+            # which §2.3.1.3 treats like a 4xx: everything is allowed.
+            site.root = _root_of(request.meta.get("redirect_urls", [request.url])[0])
+            yield from self._begin_site(
+                site, RobotsRules.allow_all(self.options.robots_token), pages
+            )
+            return
         candidates: list[str] = request.meta["webmd_candidates"][1:]
         if candidates:
             yield self._robots_request(site, candidates, pages)
             return
-        error_type, message = classify_failure(failure)
         if error_type in ("unreachable", "timeout") and self._retry_robots_later(
             site, request.url, pages, message
         ):
