@@ -78,15 +78,16 @@ async def test_directives_interstitials_and_canonicals(serve_site: Serve, tmp_pa
 async def test_traps_are_refused_and_counted(serve_site: Serve, tmp_path: Path) -> None:
     root = tmp_path / "s"
     root.mkdir()
-    months = "".join(f'<a href="/cal?month={m}">{m}</a>' for m in range(80))
+    months = "".join(f'<a href="/cal?month={m}">{m}</a>' for m in range(120))
     loops = '<a href="/a/b/a/b/a/b/page.html">loop</a><a href="/x?jsessionid=123">s</a>'
     (root / "index.html").write_text(html(months + loops))
     (root / "_routes.json").write_text(json.dumps({"/cal": {"body": html("")}}))
     server = serve_site(root)
-    rows = await crawl(tmp_path, start=server.base_url + "/", max_pages="200")
-    assert len(by_type(rows, "page")) == 1 + 50  # the home page and the first 50 months
+    # the per-path cap is max(50, 2 x max_pages) = 100 query variants
+    rows = await crawl(tmp_path, start=server.base_url + "/", max_pages="50")
+    assert len(by_type(rows, "page")) == 50
     counts = summary_of(tmp_path)["rejected_counts"]
-    assert counts["trap"] == 30 + 2
+    assert counts["trap"] == 20 + 2
     assert server.hits("/a/b/a/b/a/b/page.html") == 0
 
 
@@ -100,3 +101,57 @@ def test_bare_ip_and_other_unusable_inputs() -> None:
     ):
         assert parse_start_input(raw).kind == "invalid", raw
     assert parse_start_input("http://127.0.0.1:8080/").kind == "root"
+
+
+@deferred_f_from_coro_f
+async def test_review_cases_canonical_home_agent_scoped_headers_and_second_meta(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    root = tmp_path / "s"
+    root.mkdir()
+    home_canonical = '<link rel="canonical" href="/">'
+    pages = {
+        "index.html": html('<a href="/p0.html">p0</a><a href="/scoped.html">s</a>'
+                           '<a href="/second-meta.html">m</a>', home_canonical),
+        "p0.html": html('<a href="/q0.html">q0</a>', home_canonical),  # canonical = home
+        "q0.html": html(""),
+        "scoped.html": html(""),
+        "second-meta.html": html("", '<meta name="robots" content="index, follow">'
+                                     '<meta name="robots" content="noai">'),
+    }  # fmt: skip
+    for name, text in pages.items():
+        (root / name).write_text(text)
+    routes = {
+        "/scoped.html": {"file": "scoped.html", "headers": {"X-Robots-Tag": "otherbot: noai"}}
+    }
+    (root / "_routes.json").write_text(json.dumps(routes))
+    server = serve_site(root)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    got = {r["final_url"].removeprefix(server.base_url) for r in by_type(rows, "page")}
+    assert "/q0.html" in got, "links behind a canonical duplicate are still followed"
+    assert "/p0.html" not in got and "/scoped.html" in got
+    errors = {
+        r["url"].removeprefix(server.base_url): r["error_type"] for r in by_type(rows, "diagnostic")
+    }
+    assert errors == {"/second-meta.html": "opted-out"}
+
+
+@deferred_f_from_coro_f
+async def test_a_typed_url_redirecting_to_another_website_is_a_blocked_row(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    (other_root / "robots.txt").write_text("User-agent: *\nDisallow: /private\n")
+    (other_root / "private.html").write_text(html(""))
+    other = serve_site(other_root)
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / "_routes.json").write_text(
+        json.dumps({"/go": {"status": 302, "location": other.base_url + "/private.html"}})
+    )
+    server = serve_site(root)
+    rows = await crawl(tmp_path, start=server.base_url + "/go")
+    (diag,) = by_type(rows, "diagnostic")
+    assert diag["error_type"] == "blocked" and "another website" in diag["error"]
+    assert other.hits("/private.html") == 0

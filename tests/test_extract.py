@@ -168,7 +168,7 @@ def test_nofollow_from_bot_meta_name() -> None:
     page = '<html><head><meta name="webmd" content="nofollow"></head><body>x</body></html>'
     doc = extract(page, URL)
     assert doc.nofollow is True
-    assert doc.meta_robots is None
+    assert doc.meta_robots == "nofollow"  # our own bot's meta counts as robots meta
 
 
 # --- links ------------------------------------------------------------------

@@ -114,3 +114,15 @@ async def test_a_url_that_keeps_refusing_is_blocked(serve_site: Serve, tmp_path:
     (diag,) = by_type(rows, "diagnostic")
     assert diag["error_type"] == "blocked" and "refused" in diag["error"]
     assert server.hits("/p0.html") == 4  # first answer + 3 retries, then given up
+
+
+@deferred_f_from_coro_f
+async def test_robots_txt_answering_429_disallows_the_site(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    routes = {"/robots.txt": {"status": 429, "headers": {"Retry-After": "0"}}}
+    server = serve_site(site(tmp_path / "s", "unused", 2, routes))
+    rows = await crawl(tmp_path, start=server.base_url + "/", robots_retry_secs="0")
+    assert not by_type(rows, "page")
+    assert server.hits("/") == 0 and server.hits("/p0.html") == 0
+    assert by_type(rows, "diagnostic")[0]["error_type"] == "blocked"

@@ -30,7 +30,7 @@ def test_200_is_parsed() -> None:
     assert not r.allowed(f"{SITE}/private/page")
 
 
-@pytest.mark.parametrize("status", [404, 403, 401, 410, 429, 400, 499])
+@pytest.mark.parametrize("status", [404, 403, 401, 410, 400, 499])
 def test_4xx_allows_everything(status: int) -> None:
     # The body is ignored: an error page that looks like a robots.txt changes nothing.
     r = RobotsRules.from_response(status, b"User-agent: *\nDisallow: /\n")
@@ -689,3 +689,9 @@ def test_structured_robots_never_raise(lines: list[tuple[str, str]], path: str) 
     text = "\n".join(f"{key}: {value}" for key, value in lines)
     assert isinstance(RobotsRules.parse(text).allowed(f"{SITE}/{path}"), bool)
     assert isinstance(RobotsRules.parse(text, "*").allowed(f"{SITE}/{path}"), bool)
+
+
+def test_429_is_a_refusal_not_a_missing_file() -> None:
+    # Too Many Requests on robots.txt: disallow everything for now (as for 5xx)
+    rules = RobotsRules.from_response(429, b"")
+    assert rules.policy == "disallow-all" and not rules.allowed("https://example.com/")

@@ -28,7 +28,9 @@ def test_policy_defaults() -> None:
     assert policy.max_url_length == 2000
     assert policy.max_query_params == 8
     assert policy.max_query_variants_per_path == 50
-    for name in ("jsessionid", "phpsessid", "sid", "sessionid", "session_id", "cfid", "cftoken"):
+    # "sid" is not one: it is also a story id (story.pl?sid=24/01/01/123)
+    assert "sid" not in SESSION_PARAMS
+    for name in ("jsessionid", "phpsessid", "sessionid", "session_id", "cfid", "cftoken"):
         assert name in policy.session_params
     assert {"zenid", "oscsid"} <= SESSION_PARAMS
 
@@ -107,7 +109,7 @@ def test_url_length_boundary() -> None:
     [
         BASE + "/page?PHPSESSID=abc123",
         BASE + "/page?a=1&jsessionid=abc",
-        BASE + "/page?sid=0f3e",
+        BASE + "/page?sessid=0f3e",
         BASE + "/page?SessionID=1",
         BASE + "/page?session_id=1",
         BASE + "/page?CFID=1&CFTOKEN=2",
@@ -200,7 +202,7 @@ def test_variants_are_canonical() -> None:
 def test_refused_urls_are_not_recorded() -> None:
     detector = TrapDetector(TrapPolicy(max_query_variants_per_path=2))
     assert detector.refusal(f"{BASE}/p?{_params(9)}") == TOO_MANY_PARAMS
-    assert detector.refusal(f"{BASE}/p?sid=1") == SESSION_ID
+    assert detector.refusal(f"{BASE}/p?sessid=1") == SESSION_ID
     assert detector.variants_seen(f"{BASE}/p") == 0
     assert detector.refusal(f"{BASE}/p?a=1") is None
     assert detector.refusal(f"{BASE}/p?a=2") is None

@@ -95,31 +95,47 @@ def build_page_row(doc: Document, **context: Any) -> Row:
 AI_OPT_OUT = frozenset({"noai", "noimageai"})
 #: Text of anti-bot challenge pages served with 200 instead of the page (Cloudflare,
 #: DDoS-Guard, Sucuri, Akamai...). Matched in the title or the first characters.
-INTERSTITIAL_MARKERS = (
+INTERSTITIAL_TITLES = (
     "just a moment...",
     "checking your browser",
     "attention required! | cloudflare",
-    "please enable cookies and javascript",
-    "ddos protection by",
-    "verify you are human",
+    "ddos-guard",
+    "sucuri website firewall - access denied",
+)
+#: Markup only challenge pages carry (scripts and forms of the challenge platforms).
+INTERSTITIAL_MARKUP = (
     "cf-browser-verification",
-    "sucuri website firewall",
-    "access denied | ",
+    "/cdn-cgi/challenge-platform/",
+    "cf_chl_opt",
+    "__ddg",
+    "sucuri_cloudproxy",
 )
 
 
-def robots_directives(*values: str | None) -> set[str]:
-    """Lower-cased directives of meta robots / X-Robots-Tag values ("noai, noindex")."""
+def robots_directives(*values: str | None, token: str = "webmd") -> set[str]:
+    """Lower-cased directives of meta robots / X-Robots-Tag values ("noai, noindex").
+
+    An X-Robots-Tag value may start with a user agent ("googlebot: noindex"): such a
+    value applies only when the agent is our product token.
+    """
     found: set[str] = set()
     for value in values:
-        for part in (value or "").lower().replace(";", ",").split(","):
-            token = part.strip().rsplit(":", 1)[-1].strip()  # "webmd: noai" → "noai"
-            if token:
-                found.add(token)
+        for header in (value or "").lower().split("\n"):
+            agent, sep, rest = header.partition(":")
+            if sep and agent.strip() and " " not in agent.strip() and "," not in agent:
+                if agent.strip() != token.lower():
+                    continue
+                header = rest
+            for part in header.replace(";", ",").split(","):
+                if part.strip():
+                    found.add(part.strip())
     return found
 
 
 def interstitial(title: str | None, body_start: bytes) -> bool:
     """Whether a 200 answer is an anti-bot challenge page instead of the page."""
-    head = (title or "").lower() + " " + body_start[:4000].decode("utf-8", "replace").lower()
-    return any(marker in head for marker in INTERSTITIAL_MARKERS)
+    title_text = (title or "").strip().lower()
+    if any(title_text.startswith(marker) for marker in INTERSTITIAL_TITLES):
+        return True
+    head = body_start[:8000].decode("utf-8", "replace").lower()
+    return any(marker in head for marker in INTERSTITIAL_MARKUP)

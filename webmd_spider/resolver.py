@@ -28,7 +28,7 @@ from webmd_spider.netguard import AddressPolicy, parse_numeric_host
 class GuardedResolver(CachingThreadedResolver):
     """CachingThreadedResolver plus the SSRF address policy."""
 
-    crawler: Crawler | None = None
+    crawler: Any = None  # a Crawler, or the CrawlerProcess that lists them
     fallback_policy: AddressPolicy = AddressPolicy.from_allowlist(None)
 
     @classmethod
@@ -40,10 +40,20 @@ class GuardedResolver(CachingThreadedResolver):
         )
         return resolver
 
-    def _policy(self) -> AddressPolicy:
-        spider = getattr(self.crawler, "spider", None)
-        policy = getattr(spider, "ssrf_policy", None)
-        return policy if isinstance(policy, AddressPolicy) else self.fallback_policy
+    def _policies(self) -> list[AddressPolicy]:
+        """The running spiders' policies. Scrapy builds the resolver with the
+        CrawlerProcess (which lists its crawlers) or with a single Crawler."""
+        crawlers = getattr(self.crawler, "crawlers", None) or [self.crawler]
+        found = [getattr(getattr(c, "spider", None), "ssrf_policy", None) for c in crawlers]
+        return [p for p in found if isinstance(p, AddressPolicy)] or [self.fallback_policy]
+
+    def _record(self, name: str, reason: str) -> None:
+        """Tell the crawlers why a name failed: Twisted reports a refused lookup only as
+        "no results", and the spider must write a `blocked` row, not `unreachable`."""
+        for crawler in getattr(self.crawler, "crawlers", None) or [self.crawler]:
+            stats = getattr(crawler, "stats", None)
+            if stats is not None:
+                stats.set_value(f"webmd/ssrf_refused/{name.rstrip('.').lower()}", reason)
 
     def getHostByName(self, name: str, timeout: Sequence[int] = ()) -> Deferred[str]:
         deferred = super().getHostByName(name, timeout)
@@ -53,9 +63,11 @@ class GuardedResolver(CachingThreadedResolver):
             return deferred
 
         def check(address: Any) -> Any:
-            refusal = self._policy().refusal_for_ip(str(address), host=name)
-            if refusal:
-                raise DNSLookupError(f"refused: {name} resolves to {refusal}")
+            refusals = [p.refusal_for_ip(str(address), host=name) for p in self._policies()]
+            if all(refusals):  # allowed when any running crawl allows it
+                reason = f"{name} resolves to {refusals[0]}"
+                self._record(name, reason)
+                raise DNSLookupError(f"refused: {reason}")
             return address
 
         deferred.addCallback(check)

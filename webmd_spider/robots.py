@@ -302,6 +302,10 @@ class RobotsRules:
             # utf-8-sig: a byte order mark would otherwise hide the first user-agent line.
             text = body.decode("utf-8-sig", errors="replace")
             return cls("parsed", RobotsFile.parse(text), token, status)
+        if status == 429:
+            # Too Many Requests: the server is refusing us, not saying "no file";
+            # treated like a 5xx (complete disallow, asked again later), as Google does.
+            return cls("disallow-all", None, token, status)
         if 300 <= status < 500:
             # §2.3.1.2: a redirect chain that does not end in a file (too many hops, no
             # Location) MAY be treated as unavailable, like a 4xx.

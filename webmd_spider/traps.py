@@ -61,7 +61,6 @@ SESSION_PARAMS: frozenset[str] = frozenset(
         "phpsessid",
         "sessid",
         "sess_id",
-        "sid",  # phpBB, many PHP apps
         "sessionid",
         "session_id",
         # ASP.NET cookieless sessions and ASP classic cookie names.

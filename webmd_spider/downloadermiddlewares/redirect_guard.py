@@ -5,8 +5,8 @@ every downloader middleware, so this one sees it before it is fetched. Requests 
 ``redirect_times`` (set by Scrapy) and our ``webmd_site`` / ``webmd_kind`` meta. Reads
 the spider's ``robots`` rules and run ledger; refused targets are recorded in the ledger
 (``robots`` or ``offsite_redirect``), marked ``webmd_rejected`` and dropped with
-``IgnoreRequest``. A URL the user typed (depth 0, ``input``) may redirect to another
-host: that is where the user's page lives.
+``IgnoreRequest``. A URL the user typed that redirects to another website gets a
+``blocked`` row saying so (that website's robots.txt was never read).
 """
 
 from __future__ import annotations
@@ -40,9 +40,15 @@ class RedirectGuardMiddleware:
         if ledger is None or website not in ledger.sites:
             return
         original = meta.get("webmd_url", request.url)
-        typed = meta.get("webmd_via") == "input"
         reason = None
-        if site_key(request.url) != website and not typed and meta["webmd_kind"] == "page":
+        if site_key(request.url) != website and meta["webmd_kind"] == "page":
+            if meta.get("webmd_via") == "input":
+                # A URL the user typed: say so in a row (its target's robots.txt was
+                # never read, so it is not fetched here).
+                raise IgnoreRequest(
+                    f"it redirects to another website ({request.url}); "
+                    "start a crawl of that website instead"
+                )
             reason = f"offsite_redirect:{request.url}"
         else:
             rules = getattr(spider, "robots", {}).get(website)

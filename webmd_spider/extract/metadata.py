@@ -237,7 +237,9 @@ def canonical_url(root: lxml.html.HtmlElement, base: str) -> str | None:
 def robots(metas: dict[str, list[str]]) -> tuple[str | None, bool]:
     """(raw meta robots lower-cased, whether robots or the bot's own meta says nofollow)."""
     raw = metas.get("robots", [])
-    meta_robots = raw[0].lower() if raw else None
+    # every robots meta and our own bot's meta count ("index, follow" then "noai")
+    joined = ", ".join(raw + metas.get(_BOT_META_NAME, []))
+    meta_robots = joined.lower() if joined else None
     tokens = {
         token.strip().lower()
         for content in raw + metas.get(_BOT_META_NAME, [])

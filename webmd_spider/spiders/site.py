@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -49,7 +50,7 @@ from webmd_spider.politeness import delay_and_jitter, parse_host_delay
 from webmd_spider.robots import RobotsRules
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
-from webmd_spider.traps import TrapDetector
+from webmd_spider.traps import TrapDetector, TrapPolicy
 from webmd_spider.urls import (
     PatternError,
     StartInput,
@@ -131,6 +132,10 @@ class SiteSpider(SitemapDiscovery, Spider):
                 diagnostic_row("invalid-input", bad.error or "unusable start URL", input=bad.raw)
             )
         self.url_filter = self._compile_filter(opts)
+        # a listing or product page (?id=N) legitimately has as many variants as the budget
+        self.traps = TrapDetector(
+            TrapPolicy(max_query_variants_per_path=max(50, 2 * opts.max_pages))
+        )
         if not any(i.kind != "invalid" for i in self._inputs):
             problems = (
                 "; ".join(f"{i.raw!r}: {i.error}" for i in self._inputs) or "no start URL given"
@@ -315,7 +320,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             for page in pages:
                 self.ledger.skip(page.url or page.raw, request.meta["webmd_rejected"], site.website)
             return
-        error_type, message = classify_failure(failure)
+        error_type, message = self._classify(failure)
         if error_type == "http-error" and "redirects" in message:
             # RFC 9309 §2.3.1.2: past five redirects the file may be taken as unavailable,
             # which §2.3.1.3 treats like a 4xx: everything is allowed.
@@ -336,6 +341,17 @@ class SiteSpider(SitemapDiscovery, Spider):
         yield from self._fail_site(
             site, request.url, pages, error_type, f"could not reach the website: {message}"
         )
+
+    def _classify(self, failure: Failure) -> tuple[str, str]:
+        """classify_failure, plus the SSRF resolver's refusals: Twisted reports a
+        refused name only as a failed lookup, the resolver records why in the stats."""
+        error_type, message = classify_failure(failure)
+        if error_type == "unreachable":
+            host = (urlsplit(failure.request.url).hostname or "").rstrip(".")  # type: ignore[attr-defined]
+            reason = self.crawler.stats.get_value(f"webmd/ssrf_refused/{host}")
+            if reason:
+                return "blocked", f"refused by the SSRF guard: {reason}"
+        return error_type, message
 
     def _retry_robots_later(
         self, site: SiteState, robots_url: str, pages: list[StartInput], why: str
@@ -490,12 +506,16 @@ class SiteSpider(SitemapDiscovery, Spider):
         doc = extract(
             response.body, response.url, encoding=_charset(response), options=self.extract_options
         )
-        header = response.headers.get(b"X-Robots-Tag")
-        x_robots = header.decode("latin-1") if header else None
-        directives = robots_directives(doc.meta_robots, x_robots)
+        headers = response.headers.getlist(b"X-Robots-Tag")
+        x_robots = "\n".join(h.decode("latin-1") for h in headers) or None
+        token = self.options.robots_token
+        directives = robots_directives(doc.meta_robots, x_robots, token=token)
         if self._canonical_duplicate(site, doc, final):
+            # Not written again, but its links are still followed: paginated lists and
+            # sites that point every page's canonical at the home page hide the rest.
             reason = f"duplicate:canonical is {doc.canonical}"
             self.ledger.reject(meta["webmd_url"], reason, site.website)
+            yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
             return
         refusal = self._content_refusal(site, doc, directives, response)
         if refusal is not None:
@@ -527,11 +547,18 @@ class SiteSpider(SitemapDiscovery, Spider):
         elif site.pages >= self.options.max_pages:
             site.stop_reason = "page_budget"
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
+        yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
+
+    def _follow_links(
+        self, site: SiteState, doc: Any, directives: set[str], depth: int
+    ) -> Iterator[Any]:
+        """Schedule the page's same-website links unless the page says nofollow."""
         nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
-        if not nofollow and (site.mode == "site" or self.options.crawl_links):
-            for link in doc.page_links:
-                if site_key(link) == site.website:
-                    yield from self._schedule(site, link, meta["webmd_depth"] + 1, "link")
+        if nofollow or not (site.mode == "site" or self.options.crawl_links):
+            return
+        for link in doc.page_links:
+            if site_key(link) == site.website:
+                yield from self._schedule(site, link, depth + 1, "link")
 
     def _content_refusal(
         self, site: SiteState, doc: Any, directives: set[str], response: Response
@@ -557,7 +584,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if request.meta.get("webmd_rejected"):
             return
         site = self.ledger.sites[request.meta["webmd_site"]]
-        error_type, message = classify_failure(failure)
+        error_type, message = self._classify(failure)
         yield self._row(
             diagnostic_row(error_type, message, **self._row_context(site, request.meta))
         )
