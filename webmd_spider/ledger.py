@@ -43,6 +43,7 @@ class SiteState:
     page_limit: int | None = None  # a tighter page budget (a Crawl-delay over max_crawl_delay)
     lastmod: dict[str, str] = field(default_factory=dict)  # canonical URL -> sitemap lastmod
     seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled
+    seen_raw: set[str] = field(default_factory=set)  # the same, as written in links
     emitted: set[str] = field(default_factory=set)  # canonical final URLs written as pages
     sitemap_seen: set[str] = field(default_factory=set)  # canonical sitemap URLs requested
     sitemap_guesses: list[str] = field(default_factory=list)  # well-known paths left to try

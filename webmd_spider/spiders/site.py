@@ -418,14 +418,18 @@ class SiteSpider(SitemapDiscovery, Spider):
         ``typed`` marks URLs the user gave (or the site root): include/exclude patterns
         never apply to them, and a robots refusal is a ``blocked`` row, not only a count.
         """
+        if url in site.seen_raw:  # navigation links repeat on every page: skip cheaply
+            return
         canonical = canonicalize(url)
         if canonical in site.seen:
+            site.seen_raw.add(url)
             return
         if depth > self.options.max_depth:
             site.too_deep.setdefault(canonical, url)
             return
         site.too_deep.pop(canonical, None)
         site.seen.add(canonical)
+        site.seen_raw.add(url)
         if not typed:
             # A sitemap declares its URLs as pages: a PDF listed there is fetched and
             # reported (`not-html`); links to assets, feeds and APIs are not followed.
