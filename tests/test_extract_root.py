@@ -661,3 +661,30 @@ def test_ui_words_in_text_headings_tables_and_code_stay() -> None:
         assert kept in text, kept
     for kept in ("Read more:", "Image", "Facebook", "1 / 5", "print\n"):
         assert kept in text, kept
+
+
+def test_previous_next_pager_links_go_but_a_labelled_next_page_stays() -> None:
+    sel = select(
+        "<article><h1>The Title</h1>" + prose(4) + "<div id='prevlink'><a href='/old'>"
+        "← <strong>Previous</strong>: Chasing Quick Fixes</a></div>"
+        "<div class='row'><div><a href='/p'>Previous<br> Chapter</a></div>"
+        "<div><a href='/n'>Next<br> Chapter</a></div></div>"
+        "<p><b>Next page</b>: <a href='/2'>Security</a></p>"
+        "<p><a href='/w'>Next, the flow of ice is measured again by satellites.</a></p></article>"
+    )
+    text = words(sel)
+    assert "Glaciers move slowly" in text
+    assert "Chasing Quick Fixes" not in text and "Chapter" not in text
+    assert "Next page : Security" in text
+    assert "Next, the flow of ice is measured again" in text
+
+
+def test_previous_and_next_post_heading_goes_with_its_links() -> None:
+    sel = select(
+        "<article><h1>The Title</h1>" + prose(4) + "<div><h5>上一篇文章與下一篇文章</h5>"
+        "<ul><li><a href='/a'>愛上喜翁露營</a></li><li><a href='/b'>走進莫內遇見落羽松</a></li>"
+        "</ul></div></article>"
+    )
+    text = words(sel)
+    assert "Glaciers move slowly" in text
+    assert "上一篇" not in text and "愛上喜翁露營" not in text

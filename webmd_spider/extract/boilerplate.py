@@ -15,6 +15,8 @@ Rules (vocabulary in `vocabulary.py`):
   holding little prose: their controls and settings menus;
 * link farms, cookie notices recognised by their words, "Related posts"
   headings with their link lists, heading permalinks and "Edit this page" links;
+* pager links: a short block whose whole text is links each opening with a
+  previous / next label ("← Previous: Title", "Next Chapter");
 * teaser cards: 3+ sibling blocks each with one linked headline and a short
   blurb (a "more stories" stream), unless they make most of the root (a
   listing page) and the root has no titled article beside them.
@@ -205,11 +207,12 @@ class Cleaner:
             # dropped with an outer box already: no longer under the root
             if _depth_below(element, self.root) > 0 and self._is_chrome(element):
                 element.drop_tree()
-        galleries, labels, bylines, controls = self._scan()
+        galleries, labels, bylines, controls, pagers = self._scan()
         self._remove_galleries(galleries)
         self._remove_cookie_notices()
         self._remove_ad_labels(labels)
         self._remove_ui_blocks(controls)
+        self._remove_with_bare_wrappers(pagers)
         self._remove_related_lists()
         self._remove_tag_lists()
         self._remove_teaser_cards()
@@ -218,9 +221,11 @@ class Cleaner:
             if element.getparent() is not None and _depth_below(element, self.root) > 0:
                 element.drop_tree()
 
-    def _scan(self) -> tuple[list[Element], list[Element], list[Element], list[Element]]:
-        """One walk of the root: gallery boxes, ad-label leaves, byline blocks and
-        UI-word blocks (outermost ones only)."""
+    def _scan(
+        self,
+    ) -> tuple[list[Element], list[Element], list[Element], list[Element], list[Element]]:
+        """One walk of the root: gallery boxes, ad-label leaves, byline blocks,
+        UI-word blocks and pager blocks (outermost ones only)."""
         galleries: list[Element] = []
         labels: list[Element] = []
         bylines: list[Element] = []
@@ -228,6 +233,8 @@ class Cleaner:
         tag_labels: list[Element] = []
         self.tag_labels = tag_labels
         in_control: set[Element] = set()
+        pagers: list[Element] = []
+        in_pager: set[Element] = set()
         of = self.of
         protected = self.protected
         for element in self.root.iter(etree.Element):
@@ -257,7 +264,14 @@ class Cleaner:
                     # the text of a heading or a table cell is the page's, whatever its words
                     if not any(a.tag in v.UI_STOP_TAGS for a in element.iterancestors()):
                         controls.append(element)
-        return galleries, labels, bylines, controls
+            if s[CHARS] <= v.PAGER_MAX_CHARS and s[LINK_CHARS] >= v.PAGER_LINK_SHARE * s[CHARS]:
+                if element.getparent() in in_pager:
+                    in_pager.add(element)
+                elif element.tag not in v.UI_SKIP_TAGS and _is_pager(element):
+                    in_pager.add(element)
+                    if not any(a.tag in v.UI_STOP_TAGS for a in element.iterancestors()):
+                        pagers.append(element)
+        return galleries, labels, bylines, controls, pagers
 
     # -- landmark, class and link-farm rules ----------------------------------
 
@@ -618,6 +632,19 @@ def _is_ui_block(element: Element) -> bool:
     if not real and not v.UI_COUNTER.match(text):
         return False
     return next(element.iter(*v.UI_KEEP_DESCENDANTS), None) is None
+
+
+def _is_pager(element: Element) -> bool:
+    """Every link of the element with text opens with a previous / next label."""
+    found = False
+    for link in element.iter("a"):
+        text = _link_text(link)
+        if not text:
+            continue
+        if not v.PAGER_LABEL.match(text):
+            return False
+        found = True
+    return found
 
 
 def _is_byline_name(names: str) -> bool:

@@ -406,9 +406,27 @@ RELATED_HEADINGS = re.compile(
     r"|recommended(?:\s+(?:for you|reading|articles|posts|stories))?|popular(?:\s+\w+)?"
     r"|trending(?:\s+\w+)?|most\s+(?:read|popular|viewed|shared)|latest\s+(?:posts|news|articles)"
     r"|also\s+(?:read|on|in)\b.*|further\s+reading|keep\s+reading|don'?t\s+miss"
-    r"|recent\s+(?:posts|articles|stories))\s*[:.!]?\s*$",
+    r"|recent\s+(?:posts|articles|stories)|post\s+navigation"
+    r"|(?:previous|prev|older)\s+(?:and|&|/)\s+(?:next|newer)(?:\s+(?:posts?|articles?|stories|entries))?"
+    r"|上一[篇頁页].{0,4}下一[篇頁页].{0,4})\s*[:.!]?\s*$",
     re.IGNORECASE,
 )
+#: Pager links: a short block (at most PAGER_MAX_CHARS) whose whole text is links,
+#: each opening with a previous / next label ("← Previous: Title", "Next Chapter",
+#: "上一篇: ..."), is the navigation between posts, not text. A label outside
+#: the link ("<b>Next page</b>: <a>Security</a>") is the page's own words, and so
+#: is a bare "Next" / "Previous" link (it may be the content's own pager).
+PAGER_LABEL = re.compile(
+    r"^\s*(?:[«\u2039←<]+\s*)?(?:previous|prev|next|older|newer|précédent|suivant"
+    r"|vorheriger?|nächster?|上一[篇頁页章]|下一[篇頁页章]|前の記事|次の記事)"
+    r"(?:\s+(?:posts?|articles?|stor(?:y|ies)|entry|entries|chapter|page|episode)"
+    r"\s*(?:[:\uff1a»\u203a→>]|$)|\s*[:\uff1a]\s*\S)",
+    re.IGNORECASE,
+)
+PAGER_MAX_CHARS = 200
+#: Share of a pager block's text that its links hold.
+PAGER_LINK_SHARE = 0.95
+
 #: The label of a page's tag list ("Tags", "Filed under:"): with the link lists
 #: that follow it (or the links after it in its own block) it is chrome.
 TAG_LIST_LABELS = re.compile(
