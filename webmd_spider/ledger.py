@@ -51,6 +51,10 @@ class SiteState:
     #: later still schedules them, and those left at the end are counted as rejections.
     too_deep: dict[str, str] = field(default_factory=dict)
 
+    def final_stop_reason(self, run_stop_reason: str | None) -> str:
+        """Why this website stopped: its own reason, else the run's, else finished."""
+        return self.stop_reason or run_stop_reason or "finished"
+
     def to_row(self, run_stop_reason: str | None) -> Row:
         """The ``site`` row for this website."""
         avg_boilerplate = round(self.boilerplate_sum / self.pages, 3) if self.pages else 0.0
@@ -66,7 +70,7 @@ class SiteState:
             total_tokens=self.total_tokens,
             avg_boilerplate_ratio=avg_boilerplate,
             failures=self.failures,
-            stop_reason=self.stop_reason or run_stop_reason or "finished",
+            stop_reason=self.final_stop_reason(run_stop_reason),
         )
 
 
@@ -145,7 +149,7 @@ class RunLedger:
                     "failures": s.failures,
                     "discovery": s.discovery,
                     "robots_blocked": s.robots_blocked,
-                    "stop_reason": s.stop_reason or self.stop_reason or "finished",
+                    "stop_reason": s.final_stop_reason(self.stop_reason),
                 }
                 for key, s in self.sites.items()
             },

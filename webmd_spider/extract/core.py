@@ -23,8 +23,6 @@ from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.root import select_content
 from webmd_spider.urls import site_key
 
-EXTRACTOR_VERSION = "webmd-extract/2"
-
 
 def extract(
     body: bytes | str,

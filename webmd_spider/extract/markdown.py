@@ -13,8 +13,8 @@ usual class names), GFM pipe tables with spans expanded by repetition,
 Code blocks keep their whitespace exactly; outside them there is never more
 than one blank line in a row.
 
-`flatten_deep`, `to_markdown`, `to_text` and `truncate_blocks` are the older
-interface, kept as thin wrappers for `core.py`.
+`to_markdown`, `to_text` and `truncate_blocks` are small conveniences over
+`render()` (one region to one string); `extract()` uses `render()` itself.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ from lxml import etree
 
 from webmd_spider.extract.blocks import Block, Renderer, join_blocks, separator
 from webmd_spider.extract.document import Heading, Image, Link
-
-MAX_DEPTH = 100
 
 
 @dataclass(slots=True)
@@ -231,29 +229,9 @@ def _truncate(blocks: list[Block], max_chars: int) -> tuple[str, str, bool]:
     return "".join(pieces), "\n\n".join(texts), False
 
 
-# --- the older interface (used by core.py) ----------------------------------------
+# --- one region to one string (conveniences over render) --------------------------
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
-
-
-def flatten_deep(region: lxml.html.HtmlElement, max_depth: int = MAX_DEPTH) -> None:
-    """Unwrap, in place, every element nested more than `max_depth` levels below `region`.
-
-    The text is kept; only the (pathological) structure below that depth is
-    lost. (The renderer itself is iterative and needs no flattening.)
-    """
-    too_deep: list[etree._Element] = []
-    stack: list[tuple[etree._Element, int]] = [(region, 0)]
-    while stack:
-        element, depth = stack.pop()
-        if depth >= max_depth:
-            if len(element):
-                too_deep.append(element)
-            continue
-        stack.extend((child, depth + 1) for child in element)
-    for element in too_deep:
-        tags = {d.tag for d in element.iterdescendants() if isinstance(d.tag, str)}
-        etree.strip_tags(element, *tags)
 
 
 def to_markdown(region: lxml.html.HtmlElement, keep_links: bool, keep_images: bool) -> str:
@@ -292,7 +270,6 @@ def truncate_blocks(markdown: str, max_chars: int) -> tuple[str, bool]:
 
 __all__ = [
     "Rendered",
-    "flatten_deep",
     "render",
     "render_strict",
     "to_markdown",

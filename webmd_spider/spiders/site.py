@@ -260,7 +260,6 @@ class SiteSpider(SitemapDiscovery, Spider):
             )
         else:
             rules = RobotsRules.allow_all()
-        self.robots[site.website] = rules
         if rules.policy == "disallow-all":
             # RFC 9309 §2.3.1.4: an unreachable robots.txt (5xx) means complete disallow,
             # for now: it is asked again once later in the run.
@@ -521,7 +520,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.ledger.reject(meta["webmd_url"], reason, site.website)
             yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
             return
-        refusal = self._content_refusal(site, doc, directives, response)
+        refusal = self._content_refusal(doc, directives, response)
         if refusal is not None:
             site.emitted.add(final)
             yield self._row(diagnostic_row(*refusal, **common, status_code=response.status))
@@ -565,7 +564,7 @@ class SiteSpider(SitemapDiscovery, Spider):
                 yield from self._schedule(site, link, depth + 1, "link")
 
     def _content_refusal(
-        self, site: SiteState, doc: Any, directives: set[str], response: Response
+        self, doc: Any, directives: set[str], response: Response
     ) -> tuple[str, str] | None:
         """(error_type, message) when a fetched HTML page must not become a page row."""
         if directives & AI_OPT_OUT:
