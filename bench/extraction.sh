@@ -39,7 +39,9 @@ fi
 # 2. The project itself, for `.venv/bin/webmd` (a no-op when already installed).
 make install
 
-# 3. One harness run: built-ins + the two external commands, paired against trafilatura.
+# 3. One harness run: built-ins + the external commands (webmd as shipped; webmd
+#    link-free, configured like the harness's own Markdown baselines, which all drop
+#    links and images: inline URLs split the structure metric's token runs), paired against trafilatura.
 #    The harness writes each command's stderr next to its --out file: run in a scratch
 #    folder and copy only the result JSON to bench/results/.
 SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/webmd-bench.XXXXXX")"
@@ -49,8 +51,9 @@ if [[ -n "${DUMP_DIR:-}" ]]; then DUMP_ARGS=(--dump-dir "$DUMP_DIR"); fi
 echo "harness: $HARNESS   scratch (stderr logs): $SCRATCH" >&2
 "$BENCH_VENV/bin/python" "$HARNESS/eval.py" \
     --corpus readability --data "$HARNESS/corpus/readability" \
-    --extractors trafilatura,readability \
+    --extractors trafilatura,readability,readability+html2text \
     --cmd ".venv/bin/webmd convert --jsonl" --cmd-name webmd \
+    --cmd ".venv/bin/webmd convert --jsonl --no-links --no-images" --cmd-name webmd-nolinks \
     --cmd ".bench-venv/bin/python bench/trafilatura_md.py" --cmd-name trafilatura-markdown \
     --paired-vs trafilatura \
     --out "$SCRATCH/result.json" "${DUMP_ARGS[@]}" "$@" | tee "$SCRATCH/table.md"

@@ -63,6 +63,18 @@ def test_file_to_markdown(tmp_path: Path) -> None:
     assert "About us" not in md and "Copyright 2026" not in md
 
 
+def test_no_links_and_no_images_keep_the_text(tmp_path: Path) -> None:
+    page = tmp_path / "pic.html"
+    page.write_text(PAGE.replace("<h2>", '<p><img src="map.png" alt="Levee map"></p><h2>'))
+    done = convert(str(page), "--url", "https://valley.example/notes/")
+    assert "![Levee map](https://valley.example/notes/map.png)" in done.stdout.decode()
+    done = convert(str(page), "--no-links", "--no-images", "--url", "https://valley.example/")
+    assert done.returncode == 0, done.stderr.decode()
+    md = done.stdout.decode("utf-8")
+    assert "See the levee map." in md
+    assert "](" not in md and "![" not in md
+
+
 def test_stdin_and_default_url() -> None:
     done = convert("-", stdin=PAGE.encode("utf-8"))
     assert done.returncode == 0, done.stderr.decode()

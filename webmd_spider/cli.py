@@ -77,7 +77,12 @@ def _options(args: argparse.Namespace) -> ExtractOptions:
     """The options of a ``convert`` run (extract is imported lazily: demo/crawl skip it)."""
     from webmd_spider.extract import ExtractOptions
 
-    return ExtractOptions(include_html=args.include_html, max_chars=args.max_chars)
+    return ExtractOptions(
+        include_html=args.include_html,
+        max_chars=args.max_chars,
+        keep_links=not args.no_links,
+        keep_images=not args.no_images,
+    )
 
 
 def _write(stream: IO[bytes], text: str) -> None:
@@ -191,6 +196,10 @@ def _add_convert(sub: Any) -> None:
     convert.add_argument(
         "--max-chars", type=_non_negative, default=0, help="cut the Markdown (0 = no limit)"
     )
+    convert.add_argument(
+        "--no-links", action="store_true", help="link text only, no [text](url) in the Markdown"
+    )
+    convert.add_argument("--no-images", action="store_true", help="no ![alt](src) in the Markdown")
     convert.add_argument("--jsonl", action="store_true", help="batch mode on stdin/stdout")
 
 
