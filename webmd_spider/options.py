@@ -56,6 +56,13 @@ class JobOptions:
     chunk_overlap_tokens: int = 0
     output_dir: str = "output"
     progress_secs: float = 5.0
+    # -- incremental recrawls (state store) and the Markdown folder tree ------------
+    incremental: bool = False
+    state: str = ""  # state name; empty = derived from the start URLs and scope options
+    state_dir: str = ".webmd"
+    state_backend: str = "sqlite"  # sqlite | memory | a dotted path to a StateStore class
+    out_dir: str = ""  # write one .md file per page under this folder
+    out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
 
 
 #: (minimum, maximum) for numeric options; None = unbounded on that side.
@@ -201,6 +208,10 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         for name in OPTION_NAMES
         if name in merged
     }
+    if values.get("out_dir_removed", "delete") not in ("delete", "move"):
+        raise OptionsError(
+            f"out_dir_removed must be delete or move, got {values['out_dir_removed']!r}"
+        )
     if 0 < values.get("max_chars", 0) < MIN_MAX_CHARS:
         raise OptionsError(
             f"max_chars must be 0 (no limit) or at least {MIN_MAX_CHARS}, got {values['max_chars']}"

@@ -75,6 +75,7 @@ EXTENSIONS = {
 }
 ITEM_PIPELINES = {
     "webmd_spider.pipelines.chunks.ChunkPipeline": 300,
+    "webmd_spider.pipelines.markdown_tree.MarkdownTreePipeline": 400,
 }
 
 LOG_LEVEL = "INFO"
@@ -115,3 +116,11 @@ WEBMD_CHUNK_OVERLAP = 0
 WEBMD_CHUNK_OVERLAP_TOKENS = 0
 WEBMD_OUTPUT_DIR = "output"
 WEBMD_PROGRESS_SECS = 5
+# Incremental recrawls: page state (validators, content hash) per job in WEBMD_STATE_DIR.
+WEBMD_INCREMENTAL = False
+WEBMD_STATE = ""
+WEBMD_STATE_DIR = ".webmd"
+WEBMD_STATE_BACKEND = "sqlite"
+# One .md file per page under this folder (empty: no folder tree).
+WEBMD_OUT_DIR = ""
+WEBMD_OUT_DIR_REMOVED = "delete"

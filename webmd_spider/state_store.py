@@ -1,0 +1,1 @@
+"""Per-job page state for incremental recrawls (placeholder; being written)."""
