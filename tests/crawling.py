@@ -74,3 +74,17 @@ def scrapy_crawl(
 def by_type(rows: list[dict[str, Any]], row_type: str) -> list[dict[str, Any]]:
     """Rows of one row_type."""
     return [r for r in rows if r["row_type"] == row_type]
+
+
+async def crawl_with_stats(
+    tmp_path: Path, settings: dict[str, Any] | None = None, feed: str = "rows.jsonl", **args: Any
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Like :func:`crawl` (feed ``tmp_path/feed``, overwritten) but also returns the
+    crawler's stats."""
+    out = tmp_path / feed
+    merged = {"FEEDS": {str(out): {"format": "jsonl", "overwrite": True}}, **(settings or {})}
+    runner = AsyncCrawlerRunner(project_settings(**merged))
+    crawler = runner.create_crawler(SiteSpider)
+    await runner.crawl(crawler, **args)
+    stats = crawler.stats.get_stats() if crawler.stats is not None else {}
+    return (read_rows(out) if out.exists() else []), stats

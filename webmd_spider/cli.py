@@ -7,8 +7,11 @@ project can be tried offline; with a URL it crawls that site. Both run the real
 ``convert`` runs the extractor on HTML without crawling: one file (or ``-`` for stdin)
 to Markdown, text or the whole Document as JSON; or, with ``--jsonl``, a stream of
 ``{"id", "url", "html"}`` lines on stdin to ``{"id", "text", "markdown", "cpu_ms"}``
-lines on stdout (the ``--cmd`` contract of the extraction quality harness). Nothing in
-the project imports this module.
+lines on stdout (the ``--cmd`` contract of the extraction quality harness).
+
+``state`` inspects the incremental-recrawl state (``.webmd/`` by default): ``list`` the
+jobs, ``show`` what is stored for a URL, ``forget`` a job. Nothing in the project
+imports this module.
 """
 
 from __future__ import annotations
@@ -203,6 +206,102 @@ def _add_convert(sub: Any) -> None:
     convert.add_argument("--jsonl", action="store_true", help="batch mode on stdin/stdout")
 
 
+DEFAULT_STATE_DIR = ".webmd"
+
+
+def _state_list(state_dir: str) -> int:
+    from webmd_spider.state_store import list_jobs
+
+    jobs = list_jobs(state_dir)
+    if not jobs:
+        print(f"no state in {state_dir}")
+        return 0
+    width = max(len(job.name) for job in jobs)
+    for job in jobs:
+        if job.error:
+            print(f"{job.name:<{width}}  unreadable: {job.error} ({job.path})")
+            continue
+        pages = f"{job.pages} page" + ("" if job.pages == 1 else "s")
+        line = f"{job.name:<{width}}  {pages:>12}  last run {job.last_run or 'never'}"
+        print(line + (f"  {job.description}" if job.description else ""))
+    return 0
+
+
+def _state_show(url: str, state_dir: str, only: str | None) -> int:
+    from webmd_spider.state_store import find_url
+    from webmd_spider.urls import canonicalize
+
+    # State is keyed by canonical URL; a raw key is still tried for URLs that were
+    # stored before canonicalisation changed (or are not http(s) at all).
+    keys = list(dict.fromkeys([canonicalize(url), url]))
+    found = []
+    for key in keys:
+        found = [(job, state) for job, state in find_url(state_dir, key) if only in (None, job)]
+        if found:
+            break
+    if not found:
+        where = f"state '{only}'" if only else f"any state in {state_dir}"
+        print(f"webmd state: {keys[0]} is not in {where}", file=sys.stderr)
+        return 1
+    for job, state in found:
+        print(json.dumps({"state": job, **dataclasses.asdict(state)}, ensure_ascii=False))
+    return 0
+
+
+def _state_forget(name: str, state_dir: str) -> int:
+    from webmd_spider.state_store import forget_job
+
+    if not forget_job(state_dir, name):
+        print(f"webmd state: no state '{name}' in {state_dir}", file=sys.stderr)
+        return 1
+    print(f"forgot state '{name}' ({state_dir})")
+    return 0
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    """``webmd state list|show|forget``. Exit 0 on success, 1 when the URL or job is
+    not there, the job is in use or the state cannot be read, 2 on an invalid name."""
+    from webmd_spider.state_store import StateStoreError, validate_job_name
+
+    try:
+        for name in (getattr(args, "name", None), getattr(args, "state", None)):
+            if name is not None:
+                validate_job_name(name)
+    except ValueError as exc:
+        print(f"webmd state: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.state_command == "list":
+            return _state_list(args.state_dir)
+        if args.state_command == "show":
+            return _state_show(args.url, args.state_dir, args.state)
+        return _state_forget(args.name, args.state_dir)
+    except StateStoreError as exc:  # includes StateLockedError: "in use by another run"
+        print(f"webmd state: {exc}", file=sys.stderr)
+        return 1
+
+
+def _add_state(sub: Any) -> None:
+    state = sub.add_parser(
+        "state",
+        help="list, show or forget the incremental-recrawl state",
+        description="Inspect the per-job page state that incremental recrawls keep "
+        f"(default directory {DEFAULT_STATE_DIR}/).",
+    )
+    actions = state.add_subparsers(dest="state_command", required=True)
+    listing = actions.add_parser("list", help="one line per job: name, pages, last run")
+    show = actions.add_parser("show", help="the stored state of URL, as JSON (one per job)")
+    show.add_argument("url", metavar="URL")
+    show.add_argument("--state", metavar="NAME", help="only this job")
+    forget = actions.add_parser("forget", help="delete a job's state")
+    forget.add_argument("name", metavar="NAME")
+    for action in (listing, show, forget):
+        action.add_argument(
+            "--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
+            help=f"where the state lives (default {DEFAULT_STATE_DIR})",
+        )  # fmt: skip
+
+
 def _non_negative(value: str) -> int:
     number = int(value)
     if number < 0:
@@ -224,7 +323,10 @@ def main(argv: list[str] | None = None) -> int:
     crawl.add_argument("url")
     crawl.add_argument("--out", type=Path)
     _add_convert(sub)
+    _add_state(sub)
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["state"]:
+        return cmd_state(parser.parse_args(argv))
     if argv[:1] == ["convert"]:
         args = parser.parse_args(argv)
         try:

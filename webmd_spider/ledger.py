@@ -41,6 +41,7 @@ class SiteState:
     refusals: int = 0  # 429/503 answers in a row (reset by any other answer)
     robots_retries: int = 0  # times an unavailable robots.txt was asked again
     page_limit: int | None = None  # a tighter page budget (a Crawl-delay over max_crawl_delay)
+    resumed_pages: int = 0  # page rows an earlier run of the same JOBDIR already wrote
     lastmod: dict[str, str] = field(default_factory=dict)  # canonical URL -> sitemap lastmod
     seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled
     seen_raw: set[str] = field(default_factory=set)  # the same, as written in links

@@ -6,7 +6,6 @@ first bytes) and fills the page row's derived figures. No Scrapy imports.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from webmd_spider.extract import Document
@@ -87,7 +86,7 @@ def build_page_row(doc: Document, **context: Any) -> Row:
         tables=doc.tables,
         extraction_method=doc.extraction_method,
         boilerplate_ratio=doc.boilerplate_ratio,
-        content_hash="sha256:" + hashlib.sha256(doc.markdown.encode("utf-8")).hexdigest(),
+        content_hash=doc.content_hash,
     )
 
 

@@ -66,12 +66,20 @@ DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
     "webmd_spider.downloadermiddlewares.ssrf.SsrfGuardMiddleware": 55,
     "webmd_spider.downloadermiddlewares.redirect_guard.RedirectGuardMiddleware": 60,
+    # If-None-Match / If-Modified-Since for pages known to the incremental state
+    "webmd_spider.downloadermiddlewares.conditional.ConditionalRequestMiddleware": 70,
     # below RetryMiddleware (550) so it sees 429/503 before Scrapy would retry them
     "webmd_spider.downloadermiddlewares.politeness.PolitenessMiddleware": 560,
 }
 EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,
+    "webmd_spider.extensions.resume.ResumeJournal": 520,
+}
+# Rows reach the feed file as they are exported (no 8 KB buffer lost to a kill -9).
+FEED_STORAGES = {
+    "": "webmd_spider.feedstorage.DurableFileFeedStorage",
+    "file": "webmd_spider.feedstorage.DurableFileFeedStorage",
 }
 ITEM_PIPELINES = {
     "webmd_spider.pipelines.chunks.ChunkPipeline": 300,

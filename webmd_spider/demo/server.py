@@ -17,6 +17,11 @@ Static files
   resolve correctly). Query strings are ignored when looking up files.
 * Anything missing is a ``404`` with a small HTML body. Paths with a ``..`` segment, or
   that would resolve outside the root (through a symlink, say), are refused with ``404``.
+* Static files carry validators, like a real server's: ``ETag`` (a hash of the bytes
+  sent) and ``Last-Modified`` (the file's mtime); a ``GET``/``HEAD`` with a matching
+  ``If-None-Match`` (or, without one, an ``If-Modified-Since`` not older than the file)
+  gets ``304 Not Modified`` without a body. ``SiteServer(root, validators=False)`` turns
+  this off, for a server that ignores conditional requests.
 * Files whose name starts with an underscore (``_routes.json``, ``_expected.json``, ...)
   are never served.
 * ``Content-Type`` comes from the extension (see :data:`CONTENT_TYPES`; unknown
@@ -93,6 +98,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import html
 import json
 import logging
@@ -101,6 +107,7 @@ import time
 import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -292,6 +299,7 @@ class _Response:
     drip: float = 0.0  # seconds between two DRIP_CHUNK pieces
     chunked: bool = False  # Transfer-Encoding: chunked, no Content-Length
     drop: bool = False  # close the connection without answering
+    mtime: float | None = None  # a static file's modification time (for Last-Modified)
 
     @property
     def length(self) -> int:
@@ -345,8 +353,11 @@ class SiteServer:
     the last 10,000. See the module docstring for files, templating and routes.
     """
 
-    def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, root: Path, host: str = "127.0.0.1", port: int = 0, validators: bool = True
+    ) -> None:
         self.root = Path(root).resolve()
+        self.validators = validators
         self.host = host
         self.port = port
         self.base_url = ""
@@ -548,7 +559,33 @@ class SiteServer:
             if not target.is_file():
                 return _status_page(404, f"No page at {path}"), 0.0
         body, ctype = self._file_bytes(target)
-        return _Response(200, body, ctype), 0.0
+        return _Response(200, body, ctype, mtime=target.stat().st_mtime), 0.0
+
+    def _conditional(self, response: _Response, headers: Mapping[str, str]) -> _Response:
+        """Add validators to a static file's 200 and answer 304 when the client's match
+        (RFC 9110 §13.1.1, §13.1.3: If-None-Match wins over If-Modified-Since)."""
+        if not self.validators or response.status != 200 or response.mtime is None:
+            return response
+        etag = '"' + hashlib.sha1(response.body).hexdigest()[:20] + '"'
+        last_modified = formatdate(response.mtime, usegmt=True)
+        response.headers.setdefault("ETag", etag)
+        response.headers.setdefault("Last-Modified", last_modified)
+        inm = headers.get("If-None-Match")
+        ims = headers.get("If-Modified-Since")
+        fresh = False
+        if inm is not None:
+            tags = {t.strip().removeprefix("W/") for t in inm.split(",")}
+            fresh = etag in tags or "*" in tags
+        elif ims is not None:
+            try:
+                since = parsedate_to_datetime(ims).timestamp()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                since = None
+            fresh = since is not None and int(response.mtime) <= since
+        if not fresh:
+            return response
+        kept = {k: v for k, v in response.headers.items() if k in ("ETag", "Last-Modified")}
+        return _Response(304, b"", None, headers=kept)
 
 
 def _make_handler(server: SiteServer) -> type[BaseHTTPRequestHandler]:
@@ -576,6 +613,7 @@ def _make_handler(server: SiteServer) -> type[BaseHTTPRequestHandler]:
         def _serve(self, send_body: bool) -> None:
             try:
                 response, delay = server._respond(self.path)
+                response = server._conditional(response, dict(self.headers.items()))
             except Exception:
                 logger.exception("error answering %s %s", self.command, self.path)
                 response, delay = _status_page(500), 0.0

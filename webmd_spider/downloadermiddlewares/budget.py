@@ -52,6 +52,14 @@ class BudgetMiddleware:
             return
         website = request.meta.get("webmd_site", "")
         self._bound_timeout(request, ledger)
+        if kind == "page":
+            admit = getattr(self.crawler.spider, "admit", None)
+            duplicate = admit(request) if admit is not None else None
+            if duplicate is not None:
+                # a resumed run's second copy of a page request: not a skipped page
+                ledger.reject(request.url, duplicate, website)
+                request.meta["webmd_rejected"] = duplicate
+                raise IgnoreRequest(duplicate)
         reason = ledger.stop_reason
         if reason is None and kind == "page":
             site = ledger.sites.get(website)

@@ -7,4 +7,9 @@ tested on its own.
 from webmd_spider.extract.core import extract
 from webmd_spider.extract.document import Document, ExtractOptions, Heading, Image, Link
 
-__all__ = ["Document", "ExtractOptions", "Heading", "Image", "Link", "extract"]
+#: Bumped whenever a change to the engine changes its output for some page: incremental
+#: recrawls compare it with the version their state was written with, and convert every
+#: page again when it differs (a stored content hash says nothing about new output).
+EXTRACTOR_VERSION = "2026.11.30"
+
+__all__ = ["EXTRACTOR_VERSION", "Document", "ExtractOptions", "Heading", "Image", "Link", "extract"]

@@ -75,6 +75,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc.boilerplate_ratio = selection.boilerplate_ratio
     doc.word_count = len(doc.text.split())
     doc.total_words = rendered.total_words
+    doc.content_hash = rendered.content_hash
     doc.char_count = len(doc.markdown)
     if opts.include_html:
         for element in selection.root.iter(etree.Element):

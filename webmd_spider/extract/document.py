@@ -79,4 +79,6 @@ class Document:
     total_words: int = 0
     char_count: int = 0
     truncated: bool = False
+    #: "sha256:<hex>" of the whole Markdown before any max_chars cut ("" on error)
+    content_hash: str = ""
     error: str | None = None

@@ -19,6 +19,7 @@ than one blank line in a row.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,14 @@ class Rendered:
     tables: list[dict[str, Any]]  # data tables: index, caption, headers, header_rows, rows
     truncated: bool
     total_words: int = 0  # words of the whole region's text, before any max_chars cut
+    #: "sha256:<hex>" of the whole Markdown before any max_chars cut, so that a change of
+    #: max_chars alone, or content past the cut, is judged on the full page
+    content_hash: str = ""
+
+
+def markdown_hash(markdown: str) -> str:
+    """The ``content_hash`` of a Markdown text: ``sha256:`` and the hex digest."""
+    return "sha256:" + hashlib.sha256(markdown.encode("utf-8")).hexdigest()
 
 
 def render(
@@ -73,7 +82,9 @@ def render(
     except Exception:  # a converter bug must not lose the page: plain words
         text = " ".join("".join(_safe_itertext(region)).split())
         markdown, truncated = truncate_blocks(text, max_chars)
-        return Rendered(markdown, markdown, [], [], [], [], truncated, len(text.split()))
+        return Rendered(
+            markdown, markdown, [], [], [], [], truncated, len(text.split()), markdown_hash(text)
+        )
 
 
 def _safe_itertext(region: etree._Element) -> list[str]:
@@ -107,9 +118,11 @@ def render_strict(
     blocks = renderer.run(region)
     if max_chars > 0:
         markdown, text, truncated = _truncate(blocks, max_chars)
+        full = join_blocks(blocks)[0] if truncated else markdown
     else:
         markdown, text = join_blocks(blocks)
         truncated = False
+        full = markdown
     return Rendered(
         markdown=markdown,
         text=text,
@@ -119,6 +132,7 @@ def render_strict(
         tables=renderer.tables,
         truncated=truncated,
         total_words=sum(len(tx.split()) for _, tx, _ in blocks) if truncated else len(text.split()),
+        content_hash=markdown_hash(full),
     )
 
 

@@ -17,7 +17,9 @@ Flow per website (URLs on one host, ``www.`` folded, are one website):
 
 from __future__ import annotations
 
+import itertools
 import logging
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +37,9 @@ from twisted.python.failure import Failure
 
 from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
-from webmd_spider.items import Row, diagnostic_row
+from webmd_spider.incremental import REMOVED, UNCHANGED, change_of, is_gone
+from webmd_spider.items import Row, diagnostic_row, page_row
+from webmd_spider.journal import CrawlJournal, QueuedUrl
 from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.netguard import AddressPolicy
 from webmd_spider.options import JobOptions, OptionsError, build_options
@@ -49,6 +53,7 @@ from webmd_spider.page_rows import (
 from webmd_spider.politeness import delay_and_jitter, parse_host_delay
 from webmd_spider.robots import RobotsRules
 from webmd_spider.spiders.failures import classify_failure
+from webmd_spider.spiders.incremental_state import IncrementalState, validators_of
 from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
 from webmd_spider.traps import TrapDetector, TrapPolicy
 from webmd_spider.urls import (
@@ -75,6 +80,11 @@ STOP_GRACE_SECS = 3.0
 ROBOTS_MAX_REDIRECTS = 5
 #: A robots.txt retry is only worth it when the site then still has this long to crawl.
 ROBOTS_RETRY_MARGIN_SECS = 10.0
+#: Known pages (incremental state) queue behind every newly discovered page: re-checks
+#: use what is left of the page budget and never keep a new page from being found.
+KNOWN_PRIORITY_OFFSET = 1000
+#: Same-website links kept per page in the state (how a 304 still leads on).
+MAX_STORED_LINKS = 1000
 
 
 class SiteSpider(SitemapDiscovery, Spider):
@@ -103,6 +113,13 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._summary_written = False
         self._timer: DelayedCall | None = None
         self._robots_retries: set[DelayedCall] = set()
+        self.incremental = IncrementalState()
+        #: the JOBDIR resume journal (None without JOBDIR)
+        self.journal: CrawlJournal | None = None
+        self._run_id = uuid.uuid4().hex[:12]
+        self._claim_numbers = itertools.count()
+        self._claimed: dict[str, str] = {}
+        self._orphans_checked = False
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -157,6 +174,22 @@ class SiteSpider(SitemapDiscovery, Spider):
             max_chars=opts.max_chars,
             keep_frames=opts.keep_frames,
         )
+        self.incremental = IncrementalState.open(
+            opts,
+            [i.url for i in self._inputs if i.url and i.kind != "invalid"],
+            self.extract_options,
+            self.ledger,
+        )
+        jobdir = settings.get("JOBDIR")
+        if jobdir:
+            self.journal = CrawlJournal(jobdir)
+            if self.journal.resumed:
+                logger.info(
+                    "Resuming from %s: %d page URLs done, %d queued before",
+                    jobdir,
+                    len(self.journal.done),
+                    len(self.journal.queued),
+                )
         try:
             self.ssrf_policy = AddressPolicy.from_allowlist(opts.ssrf_allowlist or None)
         except ValueError as exc:
@@ -282,6 +315,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         """Robots rules known: schedule the typed pages and start discovery."""
         self.robots[site.website] = rules
         yield from self._apply_crawl_delay(site, rules)
+        if self.journal is not None and self.journal.resumed:
+            yield from self._resume_site(site)
         for page in pages:
             assert page.url is not None
             yield from self._schedule(site, page.url, 0, "input", typed=True)
@@ -429,6 +464,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         site.too_deep.pop(canonical, None)
         site.seen.add(canonical)
         site.seen_raw.add(url)
+        known = self.incremental.enabled and canonical in self.incremental.known(site.website)
         if not typed:
             # A sitemap declares its URLs as pages: a PDF listed there is fetched and
             # reported (`not-html`); links to assets, feeds and APIs are not followed.
@@ -438,7 +474,21 @@ class SiteSpider(SitemapDiscovery, Spider):
                 self.ledger.reject(url, reason, site.website)
                 return
         if not self._robots_allows(site, url):
-            if typed:
+            if known:
+                # now disallowed: a tombstone, and the page leaves the state
+                self.incremental.forget(canonical, site.website)
+                row = diagnostic_row(
+                    "blocked",
+                    "robots.txt now disallows this URL for our user agent",
+                    input=site.input,
+                    website=site.website,
+                    url=url,
+                    depth=depth,
+                    discovered_via="state",
+                )
+                row.change = REMOVED
+                yield self._row(row)
+            elif typed:
                 yield self._row(
                     diagnostic_row(
                         "blocked",
@@ -455,20 +505,104 @@ class SiteSpider(SitemapDiscovery, Spider):
         if stopped:
             self.ledger.skip(url, stopped, site.website)
             return
-        yield Request(
+        if not known:
+            yield self._page_request(site, url, canonical, depth, via)
+            return
+        stored = self.incremental.lookup(canonical)
+        validators = None
+        revalidate = stored is not None and self.incremental.revalidate
+        if stored is not None and revalidate and (stored.etag or stored.last_modified):
+            validators = (stored.etag, stored.last_modified)
+        yield self._page_request(
+            site,
+            url,
+            canonical,
+            depth,
+            via if typed else "state",
+            priority=-depth - KNOWN_PRIORITY_OFFSET,
+            validators=validators,
+        )
+        if stored is not None and (site.mode == "site" or self.options.crawl_links):
+            # Walk on through the links stored last time right away: pages new since
+            # then are found (and fetched first) without waiting for this re-check.
+            for link in stored.links:
+                yield from self._schedule(site, link, depth + 1, "link")
+
+    def _page_request(
+        self,
+        site: SiteState,
+        url: str,
+        canonical: str,
+        depth: int,
+        via: str,
+        priority: int | None = None,
+        validators: tuple[str | None, str | None] | None = None,
+        resumed: bool = False,
+    ) -> Request:
+        """The request of one page; journaled for resume when JOBDIR is set."""
+        meta: dict[str, Any] = {
+            "webmd_site": site.website,
+            "webmd_kind": "page",
+            "webmd_depth": depth,
+            "webmd_via": via,
+            "webmd_url": url,
+            "download_slot": site.website,
+        }
+        if validators is not None:
+            meta["webmd_validators"] = validators
+        if self.journal is not None:
+            meta["webmd_claim"] = f"{self._run_id}-{next(self._claim_numbers)}"
+            if not resumed:
+                self.journal.queue(QueuedUrl(canonical, url, depth, via, site.website))
+        return Request(
             url,
             callback=self.parse_page,
             errback=self.page_failed,
-            priority=-depth,
-            meta={
-                "webmd_site": site.website,
-                "webmd_kind": "page",
-                "webmd_depth": depth,
-                "webmd_via": via,
-                "webmd_url": url,
-                "download_slot": site.website,
-            },
+            priority=-depth if priority is None else priority,
+            dont_filter=resumed,
+            meta=meta,
         )
+
+    def _resume_site(self, site: SiteState) -> Iterator[Any]:
+        """JOBDIR resume: what earlier runs queued is known, what they finished is not
+        fetched again, and what they left pending is scheduled again (Scrapy's own queue
+        does not survive a kill; see ``journal``)."""
+        assert self.journal is not None
+        for canonical, queued in self.journal.queued.items():
+            if queued.website == site.website:
+                site.seen.add(canonical)
+                site.seen_raw.add(queued.url)
+                if canonical in self.journal.done:
+                    site.emitted.add(canonical)
+        site.resumed_pages = self.journal.done_pages(site.website)
+        for queued in self.journal.pending(site.website):
+            yield self._page_request(
+                site,
+                queued.url,
+                queued.canonical,
+                queued.depth,
+                queued.via,
+                priority=-queued.depth,
+                resumed=True,
+            )
+
+    def admit(self, request: Request) -> str | None:
+        """Why a page request must not be fetched in a resumed run, or None.
+
+        With JOBDIR a page can come twice: from Scrapy's restored queue and from the
+        journal's pending list. The first request for a URL claims it; retries and
+        redirects carry the same claim and pass; a URL finished in an earlier run never
+        passes.
+        """
+        if self.journal is None:
+            return None
+        key = canonicalize(request.meta["webmd_url"])
+        if key in self.journal.done:
+            return "duplicate:done in an earlier run"
+        claim = request.meta.get("webmd_claim") or f"{self._run_id}-{next(self._claim_numbers)}"
+        request.meta["webmd_claim"] = claim
+        holder = self._claimed.setdefault(key, claim)
+        return None if holder == claim else "duplicate:queued twice on resume"
 
     def _robots_allows(self, site: SiteState, url: str) -> bool:
         rules = self.robots.get(site.website)
@@ -493,12 +627,18 @@ class SiteSpider(SitemapDiscovery, Spider):
                 diagnostic_row("blocked", refused, **common, status_code=response.status)
             )
             return
+        key = canonicalize(meta["webmd_url"])
+        if response.status == 304 and meta.get("webmd_conditional"):
+            yield from self._not_modified(site, response, common, key)
+            return
         problem = classify_response(response.status, content_type, response.body)
         if problem is not None:
             error_type, message = problem
-            yield self._row(
-                diagnostic_row(error_type, message, **common, status_code=response.status)
-            )
+            row = diagnostic_row(error_type, message, **common, status_code=response.status)
+            if is_gone(response.status) and key in self.incremental.known(site.website):
+                row.change = REMOVED  # a tombstone: the page is gone and leaves the state
+                self.incremental.forget(key, site.website)
+            yield self._row(row)
             return
         final = canonicalize(response.url)
         if final in site.emitted:
@@ -509,6 +649,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         doc = extract(
             response.body, response.url, encoding=_charset(response), options=self.extract_options
         )
+        self.crawler.stats.inc_value("webmd/extractions")
         headers = response.headers.getlist(b"X-Robots-Tag")
         x_robots = "\n".join(h.decode("latin-1") for h in headers) or None
         token = self.options.robots_token
@@ -535,6 +676,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             sitemap_lastmod=site.lastmod.get(canonicalize(meta["webmd_url"])),
         )
         site.emitted.add(final)
+        if row.row_type == "page" and self.incremental.enabled:
+            self._compare_with_state(site, row, doc, response, key)
         if row.row_type == "page":
             row.noindex = bool(directives & {"noindex", "none"})
             if doc.canonical and site_key(doc.canonical) == site.website:
@@ -545,12 +688,58 @@ class SiteSpider(SitemapDiscovery, Spider):
         yield self._row(row)
         if row.row_type != "page":
             return
-        if site.page_limit is not None and site.pages >= site.page_limit:
+        self._check_page_budget(site)
+        yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
+
+    def _check_page_budget(self, site: SiteState) -> None:
+        """After a page row: stop the website at its page budget (pages written by an
+        earlier run of a resumed JOBDIR count too)."""
+        pages = site.pages + site.resumed_pages
+        if site.page_limit is not None and pages >= site.page_limit:
             site.stop_reason = "crawl_delay"
-        elif site.pages >= self.options.max_pages:
+        elif pages >= self.options.max_pages:
             site.stop_reason = "page_budget"
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
-        yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
+
+    def _compare_with_state(
+        self, site: SiteState, row: Row, doc: Any, response: Response, key: str
+    ) -> None:
+        """Set the row's ``change`` against the stored page and store what it is now.
+        An unchanged page's row carries no Markdown or text (nothing to re-embed)."""
+        stored = self.incremental.lookup(key)
+        row.change = change_of(stored, row.content_hash or "")
+        links = [link for link in doc.page_links if site_key(link) == site.website]
+        self.incremental.record(
+            key,
+            site.website,
+            row.content_hash,
+            validators_of(response.headers),
+            links[:MAX_STORED_LINKS],
+        )
+        if row.change == UNCHANGED:
+            row.markdown = row.text = row.html = None
+            row.tables = None
+
+    def _not_modified(
+        self, site: SiteState, response: Response, common: dict[str, Any], key: str
+    ) -> Iterator[Row]:
+        """A 304 to our conditional request: an ``unchanged`` row, no extraction. The
+        page's links were already followed from the state when it was scheduled."""
+        stored = self.incremental.lookup(key)
+        self.incremental.record(
+            key, site.website, None, validators_of(response.headers), previous=stored
+        )
+        site.emitted.add(canonicalize(response.url))
+        row = page_row(
+            **common,
+            final_url=response.url,
+            status_code=response.status,
+            response_time_ms=_response_ms(response.meta),
+            content_hash=stored.content_hash if stored is not None else None,
+            change=UNCHANGED,
+        )
+        yield self._row(row)
+        self._check_page_budget(site)
 
     def _follow_links(
         self, site: SiteState, doc: Any, directives: set[str], depth: int
@@ -672,6 +861,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             return
         if self._robots_retries and self.ledger.stop_reason is None:
             raise DontCloseSpider  # a robots.txt will be asked again
+        if self._schedule_orphans():
+            raise DontCloseSpider
         self._summary_written = True
         for site in self.ledger.sites.values():
             for url in site.too_deep.values():
@@ -685,6 +876,36 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.crawler.engine.crawl(request)
         raise DontCloseSpider
 
+    def _schedule_orphans(self) -> bool:
+        """Incremental whole-site crawls: known pages that this run did not find again
+        (no longer linked or listed) are re-checked once the new ones are done, so that a
+        deleted page gives its ``removed`` row. True when that queued something."""
+        if self._orphans_checked or not self.incremental.enabled or self.ledger.stop_reason:
+            return False
+        self._orphans_checked = True
+        sites = [
+            site
+            for site in self.ledger.sites.values()
+            if site.mode == "site" and site.stop_reason is None and site.website in self.robots
+        ]
+        if not any(self.incremental.known(s.website) - s.seen for s in sites):
+            return False
+        request = Request(
+            "data:,",
+            callback=self._orphan_requests,
+            dont_filter=True,
+            meta={"webmd_kind": "summary", "webmd_sites": [s.website for s in sites]},
+        )
+        self.crawler.engine.crawl(request)
+        return True
+
+    def _orphan_requests(self, response: Response) -> Iterator[Any]:
+        for website in response.meta["webmd_sites"]:
+            site = self.ledger.sites[website]
+            for canonical in sorted(self.incremental.known(website) - site.seen):
+                # depth max_depth: the page itself is checked, its links are not followed
+                yield from self._schedule(site, canonical, self.options.max_depth, "state")
+
     def _site_rows(self, response: Response | None) -> Iterator[Row]:
         for site in self.ledger.sites.values():
             yield self._row(site.to_row(self.ledger.stop_reason))
@@ -693,11 +914,14 @@ class SiteSpider(SitemapDiscovery, Spider):
         for timer in [self._timer, *self._robots_retries]:
             if timer is not None and timer.active():
                 timer.cancel()
+        self.incremental.close()
         if reason == "shutdown" and self.ledger.stop_reason is None:
             self.ledger.stop_reason = "shutdown"
         # Ctrl-C / SIGTERM or another early close: the site rows still reach the feeds
         # (this handler runs before the feed exporter's, which was connected later).
         self._write_site_rows_now()
+        if self.journal is not None:
+            self.journal.close()
 
 
 # -- small helpers ------------------------------------------------------------------------

@@ -1,0 +1,710 @@
+"""The incremental-recrawl state store: one contract suite run against every backend,
+then SQLite-only behaviour (other processes, damaged files, WAL, batching, volume), job
+names, the state-directory helpers and pluggable backends."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from webmd_spider.state_store import (
+    PageState,
+    StateLockedError,
+    StateStore,
+    StateStoreError,
+    find_url,
+    forget_job,
+    job_key,
+    list_jobs,
+    open_store,
+    reset_memory_stores,
+    validate_job_name,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Every backend the contract suite runs against. A backend that needs a server (e.g.
+# "redis") is added here and skipped in `backend` below when the server is absent.
+BACKENDS = ["sqlite", "memory"]
+
+Opener = Callable[..., StateStore]
+
+
+def full_state(url: str = "https://example.com/a", **changes: object) -> PageState:
+    values: dict[str, object] = {
+        "url": url,
+        "website": "example.com",
+        "etag": 'W/"abc-123"',
+        "last_modified": "Sun, 29 Nov 2026 10:00:00 GMT",
+        "content_hash": "sha256:" + "0f" * 32,
+        "last_seen": "2026-11-30T12:00:00Z",
+        "settings_fingerprint": "fp-1",
+        "links": ["https://example.com/b", "https://example.com/c?q=é"],
+    }
+    values.update(changes)
+    return PageState(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memory() -> Iterator[None]:
+    reset_memory_stores()
+    yield
+    reset_memory_stores()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> Path:
+    return tmp_path / "state" / "nested"  # parents are created on open
+
+
+@pytest.fixture
+def opener(backend: str, state_dir: Path) -> Iterator[Opener]:
+    """``opener(job="job", lock_timeout=0.0)`` opens a store; all are closed at teardown."""
+    opened: list[StateStore] = []
+
+    def open_(job: str = "job", *, lock_timeout: float = 0.0) -> StateStore:
+        store = open_store(backend, state_dir, job, lock_timeout=lock_timeout)
+        opened.append(store)
+        return store
+
+    yield open_
+    for store in opened:
+        store.close()
+
+
+# --------------------------------------------------------------------------- #
+# The contract: every backend
+# --------------------------------------------------------------------------- #
+
+
+def test_put_get_round_trips_every_field(opener: Opener) -> None:
+    store = opener()
+    full = full_state()
+    bare = PageState(url="https://example.com/bare")  # None validators, no links
+    store.put(full)
+    store.put(bare)
+    assert store.get(full.url) == full
+    got = store.get(bare.url)
+    assert got == bare
+    assert got is not None and got.etag is None and got.last_modified is None
+    assert got.content_hash is None and got.links == []
+    assert store.get("https://example.com/missing") is None
+
+
+def test_stored_values_are_independent_of_the_callers_objects(opener: Opener) -> None:
+    store = opener()
+    state = full_state()
+    store.put(state)
+    state.links.append("https://example.com/later")
+    state.etag = "changed"
+    got = store.get(state.url)
+    assert got == full_state()
+    assert got is not None
+    got.links.clear()
+    assert store.get(state.url) == full_state()
+
+
+def test_put_overwrites(opener: Opener) -> None:
+    store = opener()
+    store.put(full_state())
+    newer = full_state(etag=None, content_hash="sha256:" + "aa" * 32, links=["x"])
+    store.put(newer)
+    assert store.get(newer.url) == newer
+    assert store.count() == 1
+
+
+def test_delete(opener: Opener) -> None:
+    store = opener()
+    store.put(full_state("https://example.com/a"))
+    store.put(full_state("https://example.com/b"))
+    store.delete("https://example.com/a")
+    store.delete("https://example.com/never-stored")  # no error
+    assert store.get("https://example.com/a") is None
+    assert store.get("https://example.com/b") is not None
+    assert store.count() == 1
+
+
+def test_iterate_all_and_per_website_in_url_order(opener: Opener) -> None:
+    store = opener()
+    urls = {
+        "https://b.example/2": "b.example",
+        "https://a.example/z": "a.example",
+        "https://b.example/1": "b.example",
+        "https://a.example/a": "a.example",
+        "https://a.example/m": "a.example",
+    }
+    for url, website in urls.items():
+        store.put(full_state(url, website=website))
+    assert [s.url for s in store.iterate()] == sorted(urls)
+    assert [s.url for s in store.iterate("a.example")] == [
+        "https://a.example/a",
+        "https://a.example/m",
+        "https://a.example/z",
+    ]
+    assert [s.url for s in store.iterate("b.example")] == [
+        "https://b.example/1",
+        "https://b.example/2",
+    ]
+    assert list(store.iterate("c.example")) == []
+    assert next(store.iterate("b.example")) == full_state(
+        "https://b.example/1", website="b.example"
+    )
+
+
+def test_iterate_many_pages_and_write_while_iterating(opener: Opener) -> None:
+    store = opener()
+    urls = [f"https://example.com/p{i:05d}" for i in range(1234)]
+    for url in reversed(urls):
+        store.put(PageState(url=url, website="example.com"))
+    seen = []
+    for state in store.iterate("example.com"):
+        seen.append(state.url)
+        # The spider may update pages while walking them.
+        store.put(PageState(url=state.url, website="example.com", etag="new"))
+    assert seen == urls
+    assert all(s.etag == "new" for s in store.iterate())
+
+
+def test_meta(opener: Opener) -> None:
+    store = opener()
+    assert store.get_meta("description") is None
+    store.set_meta("description", "docs site, nightly")
+    store.set_meta("settings_fingerprint", "fp-1")
+    store.set_meta("settings_fingerprint", "fp-2")
+    assert store.get_meta("description") == "docs site, nightly"
+    assert store.get_meta("settings_fingerprint") == "fp-2"
+    assert store.count() == 0  # meta is not pages
+
+
+def test_count(opener: Opener) -> None:
+    store = opener()
+    assert store.count() == 0
+    for i in range(7):
+        store.put(full_state(f"https://example.com/{i}"))
+    store.put(full_state("https://example.com/3"))  # overwrite: no new page
+    assert store.count() == 7
+
+
+def test_close_and_reopen_keeps_everything(opener: Opener) -> None:
+    store = opener()
+    store.put(full_state())
+    store.put(PageState(url="https://example.com/gone"))
+    store.delete("https://example.com/gone")
+    store.set_meta("last_run", "2026-11-30T12:00:00Z")
+    store.close()
+    again = opener()
+    assert again.get(full_state().url) == full_state()
+    assert again.get("https://example.com/gone") is None
+    assert again.get_meta("last_run") == "2026-11-30T12:00:00Z"
+    assert again.count() == 1
+
+
+def test_flush_then_more_writes_then_reopen(opener: Opener) -> None:
+    store = opener()
+    store.flush()  # nothing written yet: fine
+    store.put(full_state("https://example.com/1"))
+    store.flush()
+    store.flush()
+    store.put(full_state("https://example.com/2"))
+    assert store.get("https://example.com/2") is not None  # reads see unflushed writes
+    store.close()
+    assert [s.url for s in opener().iterate()] == [
+        "https://example.com/1",
+        "https://example.com/2",
+    ]
+
+
+def test_close_is_idempotent_and_a_closed_store_refuses_use(opener: Opener) -> None:
+    store = opener()
+    store.put(full_state())
+    store.close()
+    store.close()
+    with pytest.raises(StateStoreError, match="closed"):
+        store.get(full_state().url)
+    with pytest.raises(StateStoreError, match="closed"):
+        store.put(full_state())
+    with pytest.raises(StateStoreError, match="closed"):
+        store.flush()
+
+
+def test_context_manager_closes(opener: Opener) -> None:
+    with opener() as store:
+        store.put(full_state())
+    reopened = opener()  # would raise StateLockedError if the first were still open
+    assert reopened.count() == 1
+
+
+def test_a_held_job_is_locked_other_jobs_are_not(opener: Opener) -> None:
+    first = opener("site-a")
+    with pytest.raises(StateLockedError, match="'site-a'") as caught:
+        opener("site-a")
+    assert "in use by another run (pid" in str(caught.value)
+    assert "-a state=OTHER" in str(caught.value)
+    assert isinstance(caught.value, StateStoreError)
+    other = opener("site-b")  # a different job never blocks
+    other.put(full_state())
+    first.close()
+    again = opener("site-a")
+    assert again.count() == 0
+
+
+def test_lock_timeout_waits_for_the_holder(opener: Opener) -> None:
+    first = opener()
+    first.put(full_state())
+    timer = threading.Timer(0.3, first.close)
+    start = time.monotonic()
+    timer.start()
+    try:
+        second = opener(lock_timeout=5)
+    finally:
+        timer.join()
+    waited = time.monotonic() - start
+    assert 0.25 <= waited < 4
+    assert second.get(full_state().url) == full_state()  # sees what the first wrote
+
+
+def test_lock_timeout_expires(opener: Opener) -> None:
+    opener()
+    start = time.monotonic()
+    with pytest.raises(StateLockedError):
+        opener(lock_timeout=0.2)
+    assert time.monotonic() - start >= 0.19
+
+
+def test_invalid_job_name_is_refused(backend: str, state_dir: Path) -> None:
+    with pytest.raises(StateStoreError, match="invalid state name"):
+        open_store(backend, state_dir, "../escape")
+
+
+# --------------------------------------------------------------------------- #
+# SQLite only
+# --------------------------------------------------------------------------- #
+
+
+@pytest.fixture
+def sqlite_store(state_dir: Path) -> Iterator[Callable[..., StateStore]]:
+    opened: list[StateStore] = []
+
+    def open_(job: str = "job", *, lock_timeout: float = 0.0) -> StateStore:
+        store = open_store("sqlite", state_dir, job, lock_timeout=lock_timeout)
+        opened.append(store)
+        return store
+
+    yield open_
+    for store in opened:
+        store.close()
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys
+    from webmd_spider.state_store import PageState, open_store
+    store = open_store("sqlite", sys.argv[1], "job")
+    store.put(PageState(url="u"))
+    store.flush()
+    print("ready", flush=True)
+    sys.stdin.read()  # hold the job until the parent closes our stdin
+    store.close()
+    print("closed", flush=True)
+    """
+)
+
+
+def test_a_second_process_holding_the_job_locks_it(
+    sqlite_store: Callable[..., StateStore], state_dir: Path
+) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(state_dir)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )  # fmt: skip
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        assert child.stdout.readline().strip() == "ready"
+        with pytest.raises(StateLockedError) as caught:
+            sqlite_store("job")
+        assert f"(pid {child.pid})" in str(caught.value)
+        assert "'job'" in str(caught.value)
+        sqlite_store("other").close()  # another job is free
+        child.stdin.close()
+        assert child.stdout.readline().strip() == "closed"
+        assert child.wait(timeout=30) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    store = sqlite_store("job")
+    assert store.get("u") == PageState(url="u")
+
+
+def test_a_damaged_file_is_a_clear_error(
+    sqlite_store: Callable[..., StateStore], state_dir: Path
+) -> None:
+    state_dir.mkdir(parents=True)
+    path = state_dir / "job.sqlite"
+    path.write_bytes(b"this is not a database\x00\xff" * 200)
+    for _ in range(2):  # the failed open released its lock: the second fails the same way
+        with pytest.raises(StateStoreError) as caught:
+            sqlite_store("job")
+        assert not isinstance(caught.value, StateLockedError)
+        assert str(path) in str(caught.value)
+        assert "webmd state forget job" in str(caught.value)
+
+
+def test_an_unknown_schema_version_is_refused(
+    sqlite_store: Callable[..., StateStore], state_dir: Path
+) -> None:
+    sqlite_store("job").close()
+    with sqlite3.connect(state_dir / "job.sqlite") as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    conn.close()
+    with pytest.raises(StateStoreError, match="schema version '99'"):
+        sqlite_store("job")
+
+
+def test_sqlite_errors_while_running_become_state_store_errors(
+    sqlite_store: Callable[..., StateStore], state_dir: Path
+) -> None:
+    store = sqlite_store("job")
+    store.put(full_state())
+    store.flush()
+    # Something outside the store breaks the file under it.
+    conn = sqlite3.connect(state_dir / "job.sqlite")
+    conn.execute("DROP TABLE pages")
+    conn.commit()
+    conn.close()
+    for action in (
+        lambda: store.get(full_state().url),
+        lambda: store.put(full_state()),
+        lambda: list(store.iterate()),
+        store.count,
+    ):
+        with pytest.raises(StateStoreError, match=r"job\.sqlite"):
+            action()
+
+
+def test_wal_mode_is_on(sqlite_store: Callable[..., StateStore], state_dir: Path) -> None:
+    store = sqlite_store("job")
+    store.put(full_state())
+    conn = sqlite3.connect(state_dir / "job.sqlite")
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+
+
+def _committed_pages(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_writes_are_batched_and_flush_commits_them(
+    sqlite_store: Callable[..., StateStore], state_dir: Path
+) -> None:
+    store = sqlite_store("job")
+    path = state_dir / "job.sqlite"
+    for i in range(5):
+        store.put(full_state(f"https://example.com/{i}"))
+    assert store.count() == 5
+    assert _committed_pages(path) == 0  # not yet committed: batched
+    store.flush()
+    assert _committed_pages(path) == 5
+    for i in range(200):
+        store.put(full_state(f"https://example.com/batch/{i}"))
+    assert _committed_pages(path) == 205  # the 200th write committed the batch
+
+
+def test_ten_thousand_puts_are_durable(
+    sqlite_store: Callable[..., StateStore], state_dir: Path
+) -> None:
+    store = sqlite_store("bulk")
+    links = [f"https://example.com/l{i}" for i in range(20)]
+    start = time.perf_counter()
+    for i in range(10_000):
+        store.put(full_state(f"https://example.com/p{i:05d}", links=links))
+    store.close()
+    elapsed = time.perf_counter() - start
+    print(f"\n10,000 sqlite puts + close: {elapsed * 1000:.0f} ms")
+    assert elapsed < 20  # generous: about 0.1 s on a laptop
+    again = sqlite_store("bulk")
+    assert again.count() == 10_000
+    assert again.get("https://example.com/p09999") == full_state(
+        "https://example.com/p09999", links=links
+    )
+    assert sum(1 for _ in again.iterate("example.com")) == 10_000
+
+
+def test_state_dir_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StateStoreError, match="cannot create state directory"):
+        open_store("sqlite", blocker / "state", "job")
+
+
+# --------------------------------------------------------------------------- #
+# Job names
+# --------------------------------------------------------------------------- #
+
+
+def test_job_key_is_deterministic_and_order_independent() -> None:
+    inputs = ["https://www.Example.com/docs/", "https://blog.example.org/", "other.net"]
+    scope = {"include": ["/docs/*"], "max_depth": 3}
+    key = job_key(inputs, scope)
+    assert key == job_key(list(reversed(inputs)), dict(reversed(scope.items())))
+    assert key.startswith("blog.example.org-")  # first of the sorted hosts
+    assert len(key.rsplit("-", 1)[1]) == 10
+    assert validate_job_name(key) == key
+    assert job_key(inputs, {**scope, "max_depth": 4}) != key
+    assert job_key([*inputs, "https://fourth.example/"], scope) != key
+    assert job_key(["https://www.example.com/"], {}).startswith("example.com-")
+
+
+def test_job_key_is_the_same_in_another_process() -> None:
+    code = (
+        "from webmd_spider.state_store import job_key;"
+        "print(job_key(['https://example.com/'], {'s': {3, 1, 2}, 'n': None}))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO), PYTHONHASHSEED=seed),
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }  # fmt: skip
+    assert outputs == {job_key(["https://example.com/"], {"s": {1, 2, 3}, "n": None})}
+
+
+def test_job_key_of_odd_inputs_is_still_a_valid_name() -> None:
+    for inputs in ([], [""], ["http://[::1]:8080/"], ["..."], ["https://" + "a" * 200 + ".com"]):
+        assert validate_job_name(job_key(inputs, {})) == job_key(inputs, {})
+
+
+@given(st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=5), st.randoms())
+def test_job_key_ignores_input_order(inputs: list[str], rng: object) -> None:
+    shuffled = list(inputs)
+    rng.shuffle(shuffled)  # type: ignore[attr-defined]
+    key = job_key(inputs, {"depth": 2})
+    assert job_key(shuffled, {"depth": 2}) == key
+    assert validate_job_name(key) == key
+
+
+@pytest.mark.parametrize(
+    "name", ["../x", "a/b", "", ".hidden", "a" * 101, "..", "a b", "naïve", "x\n", "a\\b"]
+)
+def test_validate_job_name_rejects(name: str) -> None:
+    with pytest.raises(ValueError, match="invalid state name"):
+        validate_job_name(name)
+
+
+@pytest.mark.parametrize("name", ["a", "docs-site", "example.com-0123456789", "A_b.c-d", "a" * 100])
+def test_validate_job_name_accepts(name: str) -> None:
+    assert validate_job_name(name) == name
+
+
+# --------------------------------------------------------------------------- #
+# Inspecting a state directory
+# --------------------------------------------------------------------------- #
+
+
+def _populate(state_dir: Path) -> None:
+    with open_store("sqlite", state_dir, "zeta") as store:
+        store.put(full_state("https://example.com/a", etag='"z"'))
+        store.set_meta("description", "zeta crawl")
+        store.set_meta("last_run", "2026-11-30T12:00:00Z")
+    with open_store("sqlite", state_dir, "alpha") as store:
+        store.put(full_state("https://example.com/a", etag='"a"'))
+        store.put(full_state("https://example.com/b"))
+    with open_store("sqlite", state_dir, "empty"):
+        pass
+
+
+def test_list_jobs(state_dir: Path, tmp_path: Path) -> None:
+    assert list_jobs(tmp_path / "missing") == []
+    _populate(state_dir)
+    (state_dir / "notes.txt").write_text("not a job")
+    jobs = list_jobs(state_dir)
+    assert [j.name for j in jobs] == ["alpha", "empty", "zeta"]
+    alpha, empty, zeta = jobs
+    assert (alpha.pages, alpha.last_run, alpha.description) == (2, None, None)
+    assert (empty.pages, empty.error) == (0, None)
+    assert (zeta.pages, zeta.last_run, zeta.description) == (
+        1,
+        "2026-11-30T12:00:00Z",
+        "zeta crawl",
+    )
+    assert zeta.path == str(state_dir / "zeta.sqlite")
+
+
+def test_list_jobs_sees_a_running_job_and_reports_a_damaged_one(state_dir: Path) -> None:
+    _populate(state_dir)
+    (state_dir / "broken.sqlite").write_bytes(b"garbage" * 100)
+    with open_store("sqlite", state_dir, "alpha") as running:
+        running.put(full_state("https://example.com/c"))
+        running.flush()
+        jobs = {j.name: j for j in list_jobs(state_dir)}
+        assert jobs["alpha"].pages == 3
+    assert jobs["broken"].error and jobs["broken"].pages == 0
+    assert jobs["zeta"].error is None
+
+
+def test_forget_job(state_dir: Path) -> None:
+    _populate(state_dir)
+    assert forget_job(state_dir, "alpha") is True
+    assert not list(state_dir.glob("alpha*"))  # db, -wal, -shm and lock all gone
+    assert [j.name for j in list_jobs(state_dir)] == ["empty", "zeta"]
+    assert forget_job(state_dir, "alpha") is False
+    assert forget_job(state_dir / "missing", "alpha") is False
+    with pytest.raises(ValueError, match="invalid state name"):
+        forget_job(state_dir, "../zeta")
+    with open_store("sqlite", state_dir, "zeta"):
+        with pytest.raises(StateLockedError, match="'zeta'"):
+            forget_job(state_dir, "zeta")
+        assert (state_dir / "zeta.sqlite").exists()
+    # Forgotten jobs start empty.
+    with open_store("sqlite", state_dir, "alpha") as store:
+        assert store.count() == 0
+
+
+def test_forget_removes_a_damaged_file(state_dir: Path) -> None:
+    state_dir.mkdir(parents=True)
+    (state_dir / "job.sqlite").write_bytes(b"garbage" * 100)
+    with pytest.raises(StateStoreError):
+        open_store("sqlite", state_dir, "job")
+    assert forget_job(state_dir, "job") is True
+    with open_store("sqlite", state_dir, "job") as store:
+        assert store.count() == 0
+
+
+def test_find_url(state_dir: Path) -> None:
+    assert find_url(state_dir, "https://example.com/a") == []
+    _populate(state_dir)
+    found = find_url(state_dir, "https://example.com/a")
+    assert [(job, state.etag) for job, state in found] == [("alpha", '"a"'), ("zeta", '"z"')]
+    assert found[0][1] == full_state("https://example.com/a", etag='"a"')
+    assert [job for job, _ in find_url(state_dir, "https://example.com/b")] == ["alpha"]
+    assert find_url(state_dir, "https://example.com/A") == []  # exact key only
+
+
+# --------------------------------------------------------------------------- #
+# Backends by name and by dotted path
+# --------------------------------------------------------------------------- #
+
+
+class DictStore(StateStore):
+    """A minimal third-party backend: pages in a dict, no persistence, no lock."""
+
+    def __init__(self, job: str) -> None:
+        self.job = job
+        self.pages: dict[str, PageState] = {}
+        self.meta: dict[str, str] = {}
+        self.state_dir: Path | None = None
+
+    @classmethod
+    def open(cls, state_dir: Path, job: str, lock_timeout: float) -> DictStore:
+        store = cls(job)
+        store.state_dir = state_dir
+        return store
+
+    def get(self, url: str) -> PageState | None:
+        return self.pages.get(url)
+
+    def put(self, state: PageState) -> None:
+        self.pages[state.url] = state
+
+    def delete(self, url: str) -> None:
+        self.pages.pop(url, None)
+
+    def iterate(self, website: str | None = None) -> Iterator[PageState]:
+        for url in sorted(self.pages):
+            if website is None or self.pages[url].website == website:
+                yield self.pages[url]
+
+    def get_meta(self, key: str) -> str | None:
+        return self.meta.get(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.meta[key] = value
+
+    def count(self) -> int:
+        return len(self.pages)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class NotAStore:
+    pass
+
+
+def test_a_backend_by_dotted_path(tmp_path: Path) -> None:
+    store = open_store(f"{__name__}.DictStore", tmp_path, "plug", lock_timeout=1.5)
+    assert isinstance(store, DictStore)
+    assert store.job == "plug" and store.state_dir == tmp_path
+    store.put(full_state())
+    assert store.get(full_state().url) == full_state()
+    assert not (tmp_path / "plug.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    ("backend", "message"),
+    [
+        ("redis", "unknown state backend 'redis'"),
+        ("no_such_package.module.Store", "cannot import state backend"),
+        (f"{__name__}.Missing", "has no 'Missing'"),
+        (f"{__name__}.NotAStore", "is not a StateStore subclass"),
+        ("json.dumps", "is not a StateStore subclass"),
+    ],
+)
+def test_bad_backends_are_clear_errors(backend: str, message: str, tmp_path: Path) -> None:
+    with pytest.raises(StateStoreError, match=message):
+        open_store(backend, tmp_path, "job")
+
+
+def test_memory_backend_is_shared_per_state_dir_and_reset_clears_it(tmp_path: Path) -> None:
+    with open_store("memory", tmp_path / "a", "job") as store:
+        store.put(full_state())
+    with open_store("memory", tmp_path / "a" / ".." / "a", "job") as store:  # same dir
+        assert store.count() == 1
+    with open_store("memory", tmp_path / "b", "job") as store:  # another dir
+        assert store.count() == 0
+    held = open_store("memory", tmp_path / "a", "job")
+    reset_memory_stores()
+    with open_store("memory", tmp_path / "a", "job") as store:
+        assert store.count() == 0
+    held.close()
+
+
+def test_backends_never_share_a_job(tmp_path: Path) -> None:
+    # One job name under each backend at once: they never see each other.
+    stores = [open_store(b, tmp_path, "same") for b in BACKENDS]
+    try:
+        for i, store in enumerate(stores):
+            store.put(full_state(f"https://example.com/{i}"))
+        for (i, store), (j, _) in itertools.product(enumerate(stores), repeat=2):
+            assert (store.get(f"https://example.com/{j}") is not None) == (i == j)
+    finally:
+        for store in stores:
+            store.close()

@@ -1,0 +1,218 @@
+"""The site spider's view of the incremental state store for one run.
+
+Opens the job's store (``-a incremental=true``; named by ``-a state=NAME`` or derived
+from the start URLs and scope options), checks that the stored content hashes are
+comparable (same extraction settings and extractor version), and answers the spider's
+questions: which URLs of a website are known, what is stored for one, and records what
+a page looked like this time. A store that cannot be read or written never fails the
+run: the problem is logged and added to the run summary's warnings, and from then on
+every page is treated as new.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from webmd_spider.extract import ExtractOptions
+from webmd_spider.incremental import settings_fingerprint
+from webmd_spider.items import utc_now_iso
+from webmd_spider.ledger import RunLedger
+from webmd_spider.options import JobOptions, OptionsError
+from webmd_spider.state_store import (
+    PageState,
+    StateLockedError,
+    StateStore,
+    StateStoreError,
+    job_key,
+    open_store,
+    validate_job_name,
+)
+
+logger = logging.getLogger(__name__)
+
+FINGERPRINT_KEY = "settings_fingerprint"
+
+
+class IncrementalState:
+    """Page state of one incremental job; inert (``enabled`` false) otherwise."""
+
+    def __init__(
+        self,
+        store: StateStore | None = None,
+        fingerprint: str = "",
+        revalidate: bool = False,
+        ledger: RunLedger | None = None,
+    ) -> None:
+        self.store = store
+        self.fingerprint = fingerprint
+        #: False when the stored hashes were made with other settings: no conditional
+        #: requests (every page must be converted again)
+        self.revalidate = revalidate
+        self.ledger = ledger
+        self.name = store.job if store is not None else ""
+        self._known: dict[str, set[str]] = {}
+
+    @property
+    def enabled(self) -> bool:
+        """Whether this run records and compares page state."""
+        return self.store is not None
+
+    @classmethod
+    def open(
+        cls,
+        options: JobOptions,
+        inputs: Sequence[str],
+        extract_options: ExtractOptions,
+        ledger: RunLedger,
+    ) -> IncrementalState:
+        """The run's state: inert unless ``options.incremental``.
+
+        Raises :class:`OptionsError` for an unusable state name or when another run
+        holds the same state (two runs writing one state would corrupt each other's
+        view of what changed); any other store problem only warns.
+        """
+        if not options.incremental:
+            return cls()
+        scope = {
+            "include": options.include_patterns,
+            "exclude": options.exclude_patterns,
+            "max_depth": options.max_depth,
+            "crawl_links": options.crawl_links,
+        }
+        try:
+            name = validate_job_name(options.state) if options.state else job_key(inputs, scope)
+        except ValueError as exc:
+            raise OptionsError(f"state: {exc}") from None
+        fingerprint = settings_fingerprint(asdict(extract_options))
+        try:
+            store = open_store(options.state_backend, options.state_dir, name)
+        except StateLockedError as exc:
+            raise OptionsError(str(exc)) from None
+        except StateStoreError as exc:
+            _warn(ledger, f"incremental state unavailable, every page is treated as new: {exc}")
+            return cls(ledger=ledger)
+        state = cls(store, fingerprint, revalidate=True, ledger=ledger)
+        try:
+            stored = store.get_meta(FINGERPRINT_KEY)
+            if stored and stored != fingerprint:
+                state.revalidate = False
+                _warn(
+                    ledger,
+                    f"state {name!r} was written with other extraction settings or another "
+                    "extractor version: every page is fetched and converted again",
+                )
+            store.set_meta(FINGERPRINT_KEY, fingerprint)
+            store.set_meta("description", " ".join(inputs)[:500])
+            store.set_meta("last_run", utc_now_iso())
+        except StateStoreError as exc:
+            state._fail(exc)
+        logger.info("Incremental crawl: state %r in %s", name, options.state_dir)
+        return state
+
+    def _fail(self, exc: StateStoreError) -> None:
+        """The store broke mid-run: warn once and carry on without it."""
+        _warn(self.ledger, f"incremental state failed, the rest is treated as new: {exc}")
+        store, self.store = self.store, None
+        self._known.clear()
+        if store is not None:
+            with contextlib.suppress(StateStoreError):
+                store.close()
+
+    def known(self, website: str) -> set[str]:
+        """Canonical URLs stored for ``website`` (loaded once per run)."""
+        if self.store is None:
+            return set()
+        urls = self._known.get(website)
+        if urls is None:
+            try:
+                urls = {state.url for state in self.store.iterate(website)}
+            except StateStoreError as exc:
+                self._fail(exc)
+                return set()
+            self._known[website] = urls
+        return urls
+
+    def lookup(self, url: str) -> PageState | None:
+        """What was stored for the canonical ``url``, if anything."""
+        if self.store is None:
+            return None
+        try:
+            return self.store.get(url)
+        except StateStoreError as exc:
+            self._fail(exc)
+            return None
+
+    def record(
+        self,
+        url: str,
+        website: str,
+        content_hash: str | None,
+        headers: dict[str, str | None],
+        links: Iterable[str] = (),
+        previous: PageState | None = None,
+    ) -> None:
+        """Store a page as seen now; validators from ``headers`` (lower-case names)."""
+        if self.store is None:
+            return
+        state = PageState(
+            url=url,
+            website=website,
+            etag=headers.get("etag"),
+            last_modified=headers.get("last-modified"),
+            content_hash=content_hash,
+            last_seen=utc_now_iso(),
+            settings_fingerprint=self.fingerprint,
+            links=list(links),
+        )
+        if previous is not None and content_hash is None:
+            # a 304: the body and its links were not sent again
+            state.content_hash = previous.content_hash
+            state.links = previous.links
+            state.etag = state.etag or previous.etag
+            state.last_modified = state.last_modified or previous.last_modified
+        try:
+            self.store.put(state)
+        except StateStoreError as exc:
+            self._fail(exc)
+            return
+        self._known.setdefault(website, set()).add(url)
+
+    def forget(self, url: str, website: str) -> None:
+        """A page is gone (404/410, now disallowed): its state leaves the store."""
+        if self.store is None:
+            return
+        try:
+            self.store.delete(url)
+        except StateStoreError as exc:
+            self._fail(exc)
+            return
+        self._known.get(website, set()).discard(url)
+
+    def close(self) -> None:
+        """Flush and release the store (its lock); safe to call twice."""
+        store, self.store = self.store, None
+        if store is None:
+            return
+        try:
+            store.close()
+        except StateStoreError as exc:
+            _warn(self.ledger, f"incremental state could not be saved: {exc}")
+
+
+def _warn(ledger: RunLedger | None, message: str) -> None:
+    logger.warning(message)
+    if ledger is not None:
+        ledger.warn(message)
+
+
+def validators_of(headers: Any) -> dict[str, str | None]:
+    """ETag and Last-Modified of a Scrapy ``Headers`` object, decoded (or None)."""
+    found: dict[str, str | None] = {}
+    for name in ("ETag", "Last-Modified"):
+        value = headers.get(name)
+        found[name.lower()] = value.decode("latin-1") if value else None
+    return found
