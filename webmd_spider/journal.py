@@ -10,7 +10,11 @@ is append-only and unbuffered (one ``write`` per line, so a kill leaves at most 
 torn last line, which is skipped), and records
 
 * ``["Q", canonical, url, depth, via, website]`` when a page request is scheduled,
-* ``["D", canonical, row_type]`` after that page's row reached the feed.
+* ``["D", canonical, row_type]`` after that page's row reached the feed,
+* ``["O"]`` when a run starts and ``["C"]`` when it closes cleanly: a journal whose last
+  line is not ``["C"]`` belongs to a run that was killed, whose Scrapy queue on disk is
+  stale (queuelib's disk queues save their read/write positions only on close, so a
+  killed run's queue hands out old requests and loses the new ones).
 
 On the next run with the same ``JOBDIR`` the pending URLs (queued, not done) are
 scheduled again and the done ones are never fetched again.
@@ -48,6 +52,8 @@ class CrawlJournal:
         self.queued: dict[str, QueuedUrl] = {}
         self.done: dict[str, str] = {}  # canonical URL -> row type of its row
         self.torn_lines = 0
+        #: the last run recorded here closed cleanly (or there was none)
+        self.clean = True
         if self.path.exists():
             self._load()
         self.resumed = bool(self.queued or self.done)
@@ -55,6 +61,7 @@ class CrawlJournal:
         # unbuffered: a line is in the kernel as soon as write() returns, so kill -9
         # loses nothing that was recorded
         self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - kept open for the run
+        self._append(["O"])
 
     def _load(self) -> None:
         with open(self.path, "rb") as handle:
@@ -62,6 +69,7 @@ class CrawlJournal:
                 try:
                     entry = json.loads(raw)
                     kind = entry[0]
+                    self.clean = kind == "C"
                     if kind == "Q":
                         _, canonical, url, depth, via, website = entry
                         self.queued.setdefault(
@@ -108,6 +116,7 @@ class CrawlJournal:
         )
 
     def close(self) -> None:
-        """Close the file; safe to call twice."""
+        """Record a clean close and close the file; safe to call twice."""
         if not self._file.closed:
+            self._append(["C"])
             self._file.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -183,6 +184,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         jobdir = settings.get("JOBDIR")
         if jobdir:
             self.journal = CrawlJournal(jobdir)
+            if self.journal.resumed and not self.journal.clean:
+                _discard_stale_queue(Path(jobdir))
             if self.journal.resumed:
                 logger.info(
                     "Resuming from %s: %d page URLs done, %d queued before",
@@ -575,7 +578,14 @@ class SiteSpider(SitemapDiscovery, Spider):
                 if canonical in self.journal.done:
                     site.emitted.add(canonical)
         site.resumed_pages = self.journal.done_pages(site.website)
-        for queued in self.journal.pending(site.website):
+        pending = self.journal.pending(site.website)
+        logger.info(
+            "%s: resumed with %d pages written before, %d queued again",
+            site.website,
+            site.resumed_pages,
+            len(pending),
+        )
+        for queued in pending:
             yield self._page_request(
                 site,
                 queued.url,
@@ -933,6 +943,20 @@ def _call_later(delay: float, func: Any) -> DelayedCall:
     clock: Any = reactor
     call: DelayedCall = clock.callLater(delay, func)
     return call
+
+
+def _discard_stale_queue(jobdir: Path) -> None:
+    """The previous run with this JOBDIR was killed: Scrapy's queue on disk is stale
+    (see ``journal``) and would hand out old requests; the journal re-queues what was
+    pending. Removed before the scheduler opens it."""
+    queue = jobdir / "requests.queue"
+    if queue.exists():
+        logger.warning(
+            "The previous run with JOBDIR %s did not stop cleanly: its saved request queue "
+            "is discarded and the pending pages are queued again from the resume journal",
+            jobdir,
+        )
+        shutil.rmtree(queue, ignore_errors=True)
 
 
 def _read_start_file(path: str) -> list[str]:
