@@ -239,3 +239,45 @@ def test_state_is_shared_by_name_and_derived_otherwise(tmp_path: Path) -> None:
     assert key == job_key(["https://www.example.com/"], {"max_depth": 3})
     assert key != job_key(["https://www.example.com/"], {"max_depth": 4})
     assert json.dumps(key)
+
+
+@deferred_f_from_coro_f
+async def test_the_tree_keeps_unchanged_files_and_drops_removed_ones(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    import yaml
+
+    site, out = tmp_path / "site", tmp_path / "tree"
+    make_site(site, ["a.html", "b.html", "c.html"])
+    server = serve_site(site)
+    settings = incremental(tmp_path, WEBMD_OUT_DIR=str(out))
+    await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    files = {p.relative_to(out).as_posix(): p for p in out.rglob("*.md")}
+    assert set(files) == {"index.md", "a.md", "b.md", "c.md"}
+    before = {name: path.stat().st_mtime_ns for name, path in files.items()}
+    head = files["c.md"].read_text("utf-8").split("---\n")[1]
+    assert yaml.safe_load(head)["url"] == server.url("/c.html")
+
+    write(site, {"a.html": article("A", "Rewritten text of a.html", "/")})
+    (site / "b.html").unlink()
+    rows, _ = await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    assert changes(rows, server)["/b.html"] == "removed"
+    now = {p.relative_to(out).as_posix(): p for p in out.rglob("*.md")}
+    assert set(now) == {"index.md", "a.md", "c.md"}
+    # unchanged pages were not rewritten; the changed one was
+    assert now["c.md"].stat().st_mtime_ns == before["c.md"]
+    assert now["index.md"].stat().st_mtime_ns == before["index.md"]
+    assert "Rewritten text" in now["a.md"].read_text("utf-8")
+
+
+def test_a_second_run_on_the_same_state_fails_clearly(tmp_path: Path) -> None:
+    from .crawling import scrapy_crawl
+
+    with open_store("sqlite", tmp_path / "state", "busy"):
+        done = scrapy_crawl(
+            "-a", "start=http://127.0.0.1:9/", "-a", "incremental=true", "-a", "state=busy",
+            "-s", f"WEBMD_STATE_DIR={tmp_path / 'state'}", "-O", str(tmp_path / "rows.jsonl"),
+        )  # fmt: skip
+    assert done.returncode != 0
+    assert "state 'busy' is in use by another run" in done.stderr
+    assert not (tmp_path / "rows.jsonl").exists() or not (tmp_path / "rows.jsonl").read_text()
