@@ -24,9 +24,9 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docsite import POSTGRES_DOCS, prepare_site  # noqa: E402
+from docsite import POSTGRES_DOCS, prepare_site
 
-from webmd_spider.demo.server import SiteServer  # noqa: E402
+from webmd_spider.demo.server import SiteServer
 
 REPO = Path(__file__).resolve().parent.parent
 
