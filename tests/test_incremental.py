@@ -281,3 +281,18 @@ def test_a_second_run_on_the_same_state_fails_clearly(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "state 'busy' is in use by another run" in done.stderr
     assert not (tmp_path / "rows.jsonl").exists() or not (tmp_path / "rows.jsonl").read_text()
+
+
+def test_content_hash_is_taken_before_truncation() -> None:
+    from webmd_spider.extract import ExtractOptions, extract
+    from webmd_spider.extract.markdown import markdown_hash
+
+    html = (
+        "<main><h1>T</h1>"
+        + "".join(f"<p>Paragraph {i} " + "word " * 40 + "</p>" for i in range(30))
+        + "</main>"
+    )
+    whole = extract(html, "http://example.com/")
+    cut = extract(html, "http://example.com/", options=ExtractOptions(max_chars=500))
+    assert cut.truncated and len(cut.markdown) <= 500
+    assert cut.content_hash == whole.content_hash == markdown_hash(whole.markdown)
