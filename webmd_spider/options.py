@@ -63,6 +63,7 @@ class JobOptions:
     state_backend: str = "sqlite"  # sqlite | memory | a dotted path to a StateStore class
     out_dir: str = ""  # write one .md file per page under this folder
     out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
+    redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
 
 
 #: (minimum, maximum) for numeric options; None = unbounded on that side.

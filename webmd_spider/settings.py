@@ -132,3 +132,6 @@ WEBMD_STATE_BACKEND = "sqlite"
 # One .md file per page under this folder (empty: no folder tree).
 WEBMD_OUT_DIR = ""
 WEBMD_OUT_DIR_REMOVED = "delete"
+# A distributed crawl on scrapy-redis: every worker started with this URL (and the same
+# arguments) shares one frontier, politeness and budgets (see webmd_spider/distributed.py).
+WEBMD_REDIS_URL = ""

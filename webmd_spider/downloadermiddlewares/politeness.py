@@ -69,7 +69,9 @@ class PolitenessMiddleware:
                 if ledger is not None:
                     ledger.skip(request.url, stopped, site)
                 raise IgnoreRequest(f"not fetched: {stopped}")
-        floor = getattr(self.crawler.spider, "crawl_delays", {}).get(site)
+        # in a distributed crawl the fleet's shared gate applies the floor
+        fleet = getattr(self.crawler.spider, "fleet", None)
+        floor = None if fleet else getattr(self.crawler.spider, "crawl_delays", {}).get(site)
         if not floor:
             return
         request.meta["autothrottle_dont_adjust_delay"] = True

@@ -121,6 +121,10 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._claim_numbers = itertools.count()
         self._claimed: dict[str, str] = {}
         self._orphans_checked = False
+        #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
+        self.fleet: Any = None
+        self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
+        self._heartbeat: Any = None
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -201,6 +205,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             low, high = parse_host_delay(opts.host_delay)
         except ValueError as exc:
             raise OptionsError(str(exc)) from None
+        self.host_floor = low
         if settings.getpriority("DOWNLOAD_DELAY") != SETTINGS_PRIORITIES["cmdline"]:
             delay, jitter = delay_and_jitter(low, high)
             settings.set("DOWNLOAD_DELAY", delay, priority="spider")
@@ -213,10 +218,39 @@ class SiteSpider(SitemapDiscovery, Spider):
         websites = len({site_key(i.url) for i in self._inputs if i.url})
         total = min(max(opts.max_concurrency * websites, opts.max_concurrency), 64)
         settings.set("CONCURRENT_REQUESTS", total, priority="spider")
+        if opts.redis_url:
+            self._configure_fleet(settings, opts)
         if not settings.getdict("FEEDS"):
             path = _default_feed_path(opts.output_dir, self._inputs)
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
             logger.info("No feed given (-O FILE); writing rows to %s", path)
+
+    def _configure_fleet(self, settings: Any, opts: JobOptions) -> None:
+        """WEBMD_REDIS_URL: join a distributed crawl (see ``webmd_spider.distributed``)."""
+        try:
+            from webmd_spider import distributed
+        except ImportError as exc:
+            raise OptionsError(
+                f"redis_url needs scrapy-redis: pip install 'webmd-spider[distributed]' ({exc})"
+            ) from None
+        from webmd_spider.state_store import job_key
+
+        scope = {
+            "include": opts.include_patterns,
+            "exclude": opts.exclude_patterns,
+            "max_depth": opts.max_depth,
+            "crawl_links": opts.crawl_links,
+        }
+        inputs = [i.url for i in self._inputs if i.url and i.kind != "invalid"]
+        name = opts.state or job_key(inputs, scope)
+        try:
+            self.fleet = distributed.Fleet(opts.redis_url, name)
+        except Exception as exc:  # redis-py raises its own ConnectionError family
+            raise OptionsError(f"redis_url: cannot reach {opts.redis_url!r}: {exc}") from None
+        distributed.configure(settings, opts.redis_url, name)
+        logger.info(
+            "Distributed crawl %r on %s (worker %s)", name, opts.redis_url, self.fleet.worker
+        )
 
     def _compile_filter(self, opts: JobOptions) -> UrlFilter:
         """Compile each pattern; one that does not compile is a row, the others still apply."""
@@ -239,7 +273,18 @@ class SiteSpider(SitemapDiscovery, Spider):
     # -- start -------------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
         """Yield start-up diagnostics, then one robots.txt probe per website."""
-        self._timer = _call_later(self.options.max_run_secs, self._on_time_budget)
+        budget = self.options.max_run_secs
+        if self.fleet is not None:
+            seeder = self.fleet.join()
+            logger.info("Worker %s %s", self.fleet.worker, "seeds the crawl" if seeder else "joins")
+            budget = max(1.0, budget - self.fleet.elapsed())  # per crawl, not per worker
+            from twisted.internet.task import LoopingCall
+
+            from webmd_spider.distributed import HEARTBEAT_SECS
+
+            self._heartbeat = LoopingCall(self._fleet_heartbeat)
+            self._heartbeat.start(HEARTBEAT_SECS, now=False)
+        self._timer = _call_later(budget, self._on_time_budget)
         for row in self._startup_rows:
             yield self._row(row)
         for site, candidates, pages in self._plan_websites():
@@ -320,6 +365,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         yield from self._apply_crawl_delay(site, rules)
         if self.journal is not None and self.journal.resumed:
             yield from self._resume_site(site)
+        if self.fleet is not None and not self.fleet.seeder:
+            return  # another worker discovers; this one takes pages from the shared queue
         for page in pages:
             assert page.url is not None
             yield from self._schedule(site, page.url, 0, "input", typed=True)
@@ -619,11 +666,26 @@ class SiteSpider(SitemapDiscovery, Spider):
         if rules is None or rules.allowed(url):
             return True
         site.robots_blocked += 1
+        if self.fleet is not None:
+            self.fleet.count_row(site.website, {"robots_blocked": 1})
         self.ledger.reject(url, "robots", site.website)
         return False
 
     def parse_page(self, response: Response) -> Iterator[Any]:
         """A page answered: write its row and follow its links."""
+        if self.fleet is None:
+            yield from self._parse_page(response)
+            return
+        wrote = False
+        try:
+            for output in self._parse_page(response):
+                wrote = wrote or isinstance(output, Row)
+                yield output
+        finally:
+            if not wrote:  # a page with a row is finished when its row is in the feed
+                self.fleet.finished(canonicalize(response.meta["webmd_url"]))
+
+    def _parse_page(self, response: Response) -> Iterator[Any]:
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
         common = self._row_context(site, meta)
@@ -685,6 +747,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             response_time_ms=_response_ms(meta),
             sitemap_lastmod=site.lastmod.get(canonicalize(meta["webmd_url"])),
         )
+        if row.row_type == "page" and not self._claim_page(site, response.url):
+            return
         site.emitted.add(final)
         if row.row_type == "page" and self.incremental.enabled:
             self._compare_with_state(site, row, doc, response, key)
@@ -701,10 +765,21 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._check_page_budget(site)
         yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
 
+    def _claim_page(self, site: SiteState, url: str) -> bool:
+        """A distributed crawl counts page rows in Redis: False past its page budget."""
+        if self.fleet is None or self.fleet.claim_page(site.website, self.options.max_pages):
+            return True
+        site.stop_reason = "page_budget"
+        self.ledger.skip(url, "page_budget", site.website)
+        return False
+
     def _check_page_budget(self, site: SiteState) -> None:
         """After a page row: stop the website at its page budget (pages written by an
-        earlier run of a resumed JOBDIR count too)."""
+        earlier run of a resumed JOBDIR, or by the other workers of a distributed crawl,
+        count too)."""
         pages = site.pages + site.resumed_pages
+        if self.fleet is not None:
+            pages = self.fleet.pages(site.website)
         if site.page_limit is not None and pages >= site.page_limit:
             site.stop_reason = "crawl_delay"
         elif pages >= self.options.max_pages:
@@ -735,6 +810,8 @@ class SiteSpider(SitemapDiscovery, Spider):
     ) -> Iterator[Row]:
         """A 304 to our conditional request: an ``unchanged`` row, no extraction. The
         page's links were already followed from the state when it was scheduled."""
+        if not self._claim_page(site, response.url):
+            return
         stored = self.incremental.lookup(key)
         self.incremental.record(
             key, site.website, None, validators_of(response.headers), previous=stored
@@ -784,6 +861,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         """A page request failed: one diagnostic row, unless it was refused on purpose."""
         request = failure.request  # type: ignore[attr-defined]
         if request.meta.get("webmd_rejected"):
+            if self.fleet is not None:
+                self.fleet.finished(canonicalize(request.meta["webmd_url"]))
             return
         site = self.ledger.sites[request.meta["webmd_site"]]
         error_type, message = self._classify(failure)
@@ -803,6 +882,18 @@ class SiteSpider(SitemapDiscovery, Spider):
 
     def _row(self, row: Row) -> Row:
         self.ledger.record_row(row)
+        if self.fleet is not None and row.website:
+            if row.row_type == "page":
+                self.fleet.count_row(
+                    row.website,
+                    {
+                        "total_words": row.word_count or 0,
+                        "total_tokens": row.token_estimate or 0,
+                        "boilerplate_sum": float(row.boilerplate_ratio or 0.0),
+                    },
+                )
+            elif row.row_type == "diagnostic":
+                self.fleet.count_row(row.website, {"failures": 1})
         return row
 
     def _on_dropped(self, request: Request, spider: Spider) -> None:
@@ -859,6 +950,13 @@ class SiteSpider(SitemapDiscovery, Spider):
         feed exporter listens to) when the crawl ends without going idle."""
         if self._summary_written:
             return
+        if self.fleet is not None:
+            self._summary_written = True
+            if self._heartbeat is not None and self._heartbeat.running:
+                self._heartbeat.stop()
+            # stopped early (budget, Ctrl-C): this worker's unfinished pages stay in
+            # flight for the others to take over when its heartbeat lapses
+            return
         self._summary_written = True
         for row in self._site_rows(None):
             self.crawler.signals.send_catch_log(
@@ -871,6 +969,9 @@ class SiteSpider(SitemapDiscovery, Spider):
             return
         if self._robots_retries and self.ledger.stop_reason is None:
             raise DontCloseSpider  # a robots.txt will be asked again
+        if self.fleet is not None:
+            self._fleet_idle()  # raises DontCloseSpider while the crawl goes on
+            return
         if self._schedule_orphans():
             raise DontCloseSpider
         self._summary_written = True
@@ -885,6 +986,71 @@ class SiteSpider(SitemapDiscovery, Spider):
         )
         self.crawler.engine.crawl(request)
         raise DontCloseSpider
+
+    def _fleet_heartbeat(self) -> None:
+        """Every few seconds: this worker is alive; dead workers' pages go back."""
+        fleet = self.fleet
+        try:
+            fleet.heartbeat()
+            if getattr(fleet, "idle", False):
+                fleet.set_idle(True)
+            fleet.rescue_dead(fleet.key("requests"))
+        except Exception as exc:  # a Redis hiccup must not kill the worker
+            logger.warning("distributed crawl heartbeat failed: %s", exc)
+
+    def _fleet_idle(self) -> None:
+        """Idle worker of a distributed crawl: wait while the crawl goes on; the last
+        worker out writes the site rows and clears the crawl's keys."""
+        fleet = self.fleet
+        queue_key = fleet.key("requests")
+        fleet.idle = True
+        fleet.set_idle(True)
+        fleet.rescue_dead(queue_key)
+        if self.ledger.stop_reason is None and not fleet.crawl_done(queue_key):
+            raise DontCloseSpider
+        self._summary_written = True
+        if fleet.seeder:
+            for site in self.ledger.sites.values():
+                fleet.redis.hset(
+                    fleet.key("siteinfo", site.website),
+                    mapping={
+                        "discovery": site.discovery,
+                        "sitemap_url_count": site.sitemap_url_count,
+                        "root": site.root or "",
+                        "stop_reason": site.stop_reason or "",
+                    },
+                )
+        if self._heartbeat is not None and self._heartbeat.running:
+            self._heartbeat.stop()  # a heartbeat after leave() would register us again
+        if fleet.leave():
+            for row in self._fleet_site_rows():
+                self.crawler.signals.send_catch_log(
+                    signals.item_scraped, item=row, response=None, spider=self
+                )
+            fleet.clear()
+
+    def _fleet_site_rows(self) -> Iterator[Row]:
+        """Site rows of a distributed crawl, from the counters every worker kept."""
+        fleet = self.fleet
+        for site in self.ledger.sites.values():
+            counters = fleet.site_counters(site.website)
+            info = {
+                k.decode(): v.decode()
+                for k, v in fleet.redis.hgetall(fleet.key("siteinfo", site.website)).items()
+            }
+            site.pages = fleet.pages(site.website)
+            site.total_words = int(counters.get("total_words", 0))
+            site.total_tokens = int(counters.get("total_tokens", 0))
+            site.boilerplate_sum = counters.get("boilerplate_sum", 0.0)
+            site.failures = int(counters.get("failures", 0))
+            site.robots_blocked = int(counters.get("robots_blocked", 0))
+            site.discovery = info.get("discovery") or site.discovery
+            site.sitemap_url_count = int(info.get("sitemap_url_count") or 0)
+            site.root = info.get("root") or site.root
+            site.stop_reason = info.get("stop_reason") or site.stop_reason
+            if site.pages >= self.options.max_pages:
+                site.stop_reason = site.stop_reason or "page_budget"
+            yield self._row(site.to_row(self.ledger.stop_reason))
 
     def _schedule_orphans(self) -> bool:
         """Incremental whole-site crawls: known pages that this run did not find again
@@ -925,6 +1091,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             if timer is not None and timer.active():
                 timer.cancel()
         self.incremental.close()
+        if self._heartbeat is not None and self._heartbeat.running:
+            self._heartbeat.stop()
         if reason == "shutdown" and self.ledger.stop_reason is None:
             self.ledger.stop_reason = "shutdown"
         # Ctrl-C / SIGTERM or another early close: the site rows still reach the feeds

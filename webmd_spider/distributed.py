@@ -1,0 +1,323 @@
+"""Distributed crawls on scrapy-redis: several ``scrapy crawl site`` workers, one frontier.
+
+``WEBMD_REDIS_URL=redis://host:6379/0`` (or ``-a redis_url=...``) switches a crawl to
+this mode. Every worker is started with the same arguments; they agree on a crawl name
+(``-a state=NAME``, else derived from the start URLs and scope like the incremental
+state's name) and share, under ``webmd:crawl:<name>:``:
+
+* the frontier: scrapy-redis's priority queue and dupefilter (on our canonical-URL
+  fingerprints). Only page requests go there; robots.txt and sitemap requests stay in
+  the worker that made them (their callbacks keep per-worker discovery state);
+* discovery: the first worker to arrive (``seeded``) reads the sitemaps or starts the
+  link crawl; the others read robots.txt for its rules and take pages from the queue,
+  and links found on any page go to the shared frontier;
+* politeness: one "next request not before" time per website, reserved atomically by a
+  Lua script on Redis's clock (``SharedRateMiddleware``), so N workers together keep
+  the host delay and Crawl-delay floor of one crawler;
+* budgets: page rows per website are counted in Redis (``max_pages`` is per crawl) and
+  the time budget runs from the crawl's first start;
+* liveness: each worker keeps a heartbeat key and lists the page requests it has taken
+  but not finished (``inflight:<worker>``); when a worker dies, another puts its
+  unfinished requests back in the queue;
+* the end: a worker that goes idle keeps waiting while the queue holds requests or
+  another live worker is busy; the last one out writes the site rows (from counters
+  kept in Redis) and clears the crawl's keys, so the next run starts afresh.
+
+scrapy-redis 0.9.1 with Scrapy 2.19 needs three workarounds, all here: its
+non-persistent default lets the first worker that closes wipe the shared queue and
+dupefilter (``SCHEDULER_PERSIST`` is forced on and the last worker clears); a worker
+with nothing local to do would close at once (our idle handler keeps it while the crawl
+runs); ``start_requests()`` is gone (the spider's ``async def start()`` is used as is).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+import uuid
+from collections import deque
+from typing import Any, Self
+
+from scrapy import Request, Spider
+from scrapy.crawler import Crawler
+from scrapy.settings import Settings
+from scrapy_redis.dupefilter import RFPDupeFilter
+from scrapy_redis.scheduler import Scheduler
+
+from webmd_spider.urls import canonicalize
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_SECS = 2.0
+#: A worker whose heartbeat is older than this is dead: its requests are re-queued.
+DEAD_AFTER_SECS = 8
+PREFIX = "webmd:crawl:{name}:"
+
+#: Reserve the next send time of a website: returns how long the caller must wait.
+_GATE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
+local at = math.max(now, nxt)
+redis.call('SET', KEYS[1], string.format('%.6f', at + tonumber(ARGV[1])), 'EX', 3600)
+return string.format('%.6f', at - now)
+"""
+
+
+def configure(settings: Settings, redis_url: str, name: str) -> None:
+    """Switch ``settings`` to the shared frontier of crawl ``name``."""
+    prefix = PREFIX.format(name=name)
+    values: dict[str, Any] = {
+        "REDIS_URL": redis_url,
+        "SCHEDULER": "webmd_spider.distributed.FleetScheduler",
+        "DUPEFILTER_CLASS": "webmd_spider.distributed.CanonicalRedisDupeFilter",
+        # never let a closing worker wipe the shared queue: the last one clears
+        "SCHEDULER_PERSIST": True,
+        "SCHEDULER_QUEUE_KEY": prefix + "requests",
+        "SCHEDULER_DUPEFILTER_KEY": prefix + "dupefilter",
+        "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.PriorityQueue",
+        # spacing is the fleet's (SharedRateMiddleware), not each process's
+        "DOWNLOAD_DELAY": 0,
+        "DOWNLOAD_DELAY_JITTER": 0,
+        "AUTOTHROTTLE_ENABLED": False,
+    }
+    for key, value in values.items():
+        settings.set(key, value, priority="spider")
+    middlewares = dict(settings.getdict("DOWNLOADER_MIDDLEWARES"))
+    middlewares["webmd_spider.distributed.SharedRateMiddleware"] = 590
+    settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="spider")
+
+
+class Fleet:
+    """One worker's handle on the shared crawl state in Redis."""
+
+    def __init__(self, redis_url: str, name: str) -> None:
+        import redis
+
+        self.name = name
+        self.prefix = PREFIX.format(name=name)
+        self.worker = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.redis: Any = redis.Redis.from_url(redis_url)
+        self.redis.ping()
+        self._gate = self.redis.register_script(_GATE)
+        self.seeder = False
+        self.idle = False
+
+    def key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    # -- membership -------------------------------------------------------------------
+    def join(self) -> bool:
+        """Register this worker; True when it is the first (it seeds the crawl)."""
+        self.redis.set(self.key("start"), f"{time.time():.3f}", nx=True)
+        self.seeder = bool(self.redis.set(self.key("seeded"), self.worker, nx=True))
+        self.heartbeat()
+        return self.seeder
+
+    def heartbeat(self) -> None:
+        pipe = self.redis.pipeline()
+        pipe.sadd(self.key("workers"), self.worker)
+        pipe.set(self.key("alive", self.worker), "1", ex=DEAD_AFTER_SECS)
+        pipe.execute()
+
+    def elapsed(self) -> float:
+        """Seconds since the crawl's first worker started."""
+        raw = self.redis.get(self.key("start"))
+        return max(0.0, time.time() - float(raw)) if raw else 0.0
+
+    def set_idle(self, idle: bool) -> None:
+        if idle:
+            self.redis.set(self.key("idle", self.worker), "1", ex=DEAD_AFTER_SECS)
+        else:
+            self.redis.delete(self.key("idle", self.worker))
+
+    def rescue_dead(self, queue_key: str) -> int:
+        """Put the unfinished requests of dead workers back in the queue."""
+        moved = 0
+        for raw in self.redis.smembers(self.key("workers")):
+            worker = raw.decode()
+            if worker == self.worker or self.redis.exists(self.key("alive", worker)):
+                continue
+            # one rescuer per dead worker
+            if not self.redis.set(self.key("rescue", worker), self.worker, nx=True, ex=60):
+                continue
+            entries = self.redis.hgetall(self.key("inflight", worker))
+            pipe = self.redis.pipeline()
+            for value in entries.values():
+                score, _, data = value.partition(b"|")
+                pipe.execute_command("ZADD", queue_key, float(score), data)
+            pipe.delete(self.key("inflight", worker))
+            pipe.srem(self.key("workers"), worker)
+            pipe.execute()
+            moved += len(entries)
+            if entries:
+                logger.warning(
+                    "Worker %s stopped answering: %d unfinished page(s) queued again",
+                    worker,
+                    len(entries),
+                )
+        return moved
+
+    def crawl_done(self, queue_key: str) -> bool:
+        """Nothing queued, no live worker busy, no dead worker's requests unrescued."""
+        if self.redis.zcard(queue_key):
+            return False
+        for raw in self.redis.smembers(self.key("workers")):
+            worker = raw.decode()
+            if worker == self.worker:
+                continue
+            alive = self.redis.exists(self.key("alive", worker))
+            if alive and not self.redis.exists(self.key("idle", worker)):
+                return False
+            if not alive and self.redis.hlen(self.key("inflight", worker)):
+                return False
+        return True
+
+    def leave(self) -> bool:
+        """Deregister; True when this worker is the last one (it writes the site rows)."""
+        pipe = self.redis.pipeline()
+        pipe.delete(self.key("inflight", self.worker))
+        pipe.delete(self.key("alive", self.worker), self.key("idle", self.worker))
+        pipe.srem(self.key("workers"), self.worker)
+        pipe.execute()
+        live = [
+            w
+            for w in self.redis.smembers(self.key("workers"))
+            if self.redis.exists(self.key("alive", w.decode()))
+        ]
+        if live:
+            return False
+        return bool(self.redis.set(self.key("closed_by"), self.worker, nx=True, ex=3600))
+
+    def clear(self) -> None:
+        """Remove every key of this crawl (after its site rows are written)."""
+        keys = list(self.redis.scan_iter(match=self.prefix + "*", count=1000))
+        if keys:
+            self.redis.delete(*keys)
+
+    # -- in-flight pages --------------------------------------------------------------
+    def take(self, key: str, score: float, data: bytes) -> None:
+        self.redis.hset(self.key("inflight", self.worker), key, f"{score}|".encode() + data)
+
+    def finished(self, key: str) -> None:
+        self.redis.hdel(self.key("inflight", self.worker), key)
+
+    # -- budgets and counters ---------------------------------------------------------
+    def claim_page(self, website: str, max_pages: int) -> bool:
+        """Count one page row of ``website``; False past the crawl's page budget."""
+        count = int(self.redis.hincrby(self.key("pages"), website, 1))
+        if count > max_pages:
+            self.redis.hincrby(self.key("pages"), website, -1)
+            return False
+        return True
+
+    def pages(self, website: str) -> int:
+        raw = self.redis.hget(self.key("pages"), website)
+        return int(raw) if raw else 0
+
+    def count_row(self, website: str, fields: dict[str, float]) -> None:
+        pipe = self.redis.pipeline()
+        for name, value in fields.items():
+            if isinstance(value, int):
+                pipe.hincrby(self.key("site", website), name, value)
+            else:
+                pipe.hincrbyfloat(self.key("site", website), name, value)
+        pipe.execute()
+
+    def site_counters(self, website: str) -> dict[str, float]:
+        raw = self.redis.hgetall(self.key("site", website))
+        return {k.decode(): float(v) for k, v in raw.items()}
+
+    def wait_for_turn(self, website: str, interval: float) -> float:
+        """Reserve this worker's next request to ``website``; seconds to wait first."""
+        return float(self._gate(keys=[self.key("gate", website)], args=[interval]))
+
+
+class CanonicalRedisDupeFilter(RFPDupeFilter):
+    """scrapy-redis's shared dupefilter on our canonical-URL fingerprints (its own
+    fingerprint would keep tracking parameters, default ports and the like apart)."""
+
+    fingerprinter: Any = None
+
+    @classmethod
+    def from_spider(cls, spider: Spider) -> Self:
+        dupefilter = super().from_spider(spider)
+        dupefilter.fingerprinter = spider.crawler.request_fingerprinter
+        return dupefilter
+
+    def request_fingerprint(self, request: Request) -> str:
+        if self.fingerprinter is None:
+            return str(super().request_fingerprint(request))
+        return str(self.fingerprinter.fingerprint(request).hex())
+
+
+class FleetScheduler(Scheduler):
+    """scrapy-redis's scheduler for page requests; every other request (robots.txt,
+    sitemaps, end-of-run bookkeeping) stays in a local queue, because its callback
+    relies on discovery state held by the worker that made it. Pages taken from Redis
+    are recorded as in flight until their row is written."""
+
+    local: deque[Request]
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        instance = super().from_crawler(crawler)
+        instance.local = deque()
+        return instance
+
+    def enqueue_request(self, request: Request) -> bool:
+        if request.meta.get("webmd_kind") != "page":
+            self.local.append(request)
+            return True
+        return bool(super().enqueue_request(request))
+
+    def next_request(self) -> Request | None:
+        if self.local:
+            return self.local.popleft()
+        request: Request | None = super().next_request()
+        fleet: Fleet | None = getattr(self.spider, "fleet", None)
+        if request is not None and fleet is not None:
+            fleet.idle = False
+            fleet.set_idle(False)
+            data = self.queue._encode_request(request)
+            fleet.take(
+                canonicalize(request.meta.get("webmd_url", request.url)), -request.priority, data
+            )
+        return request
+
+    def has_pending_requests(self) -> bool:
+        return bool(self.local) or len(self) > 0
+
+    def __len__(self) -> int:
+        return len(self.local) + len(self.queue)
+
+
+class SharedRateMiddleware:
+    """The fleet's per-website spacing: wait for this worker's reserved turn."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    async def process_request(self, request: Request) -> None:
+        import asyncio
+
+        spider = self.crawler.spider
+        fleet: Fleet | None = getattr(spider, "fleet", None)
+        website = request.meta.get("webmd_site")
+        if fleet is None or not website or request.meta.get("webmd_kind") == "summary":
+            return
+        interval = max(
+            getattr(spider, "host_floor", 0.0),
+            getattr(spider, "crawl_delays", {}).get(website, 0.0),
+        )
+        if interval <= 0:
+            return
+        wait = fleet.wait_for_turn(website, interval)
+        if wait > 0:
+            await asyncio.sleep(wait)
