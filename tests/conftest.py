@@ -3,7 +3,9 @@
 ``basic_site`` and ``links_site`` serve ``tests/sites/basic`` and ``tests/sites/links``
 for the whole session (their ``requests`` log is shared; use ``hits`` deltas or
 ``clear_requests()`` in tests that count). ``serve_site(path)`` serves any folder for
-one test and stops it at teardown. No Scrapy imports here.
+one test and stops it at teardown. ``redis_server`` is a real ``redis-server`` for the
+session (``tests/redis_server.py``); ``redis_url`` is its URL with an empty server
+(FLUSHALL before each test). No Scrapy imports here.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from webmd_spider.demo.server import SiteServer
+
+from .redis_server import RedisServer, RedisServerError
 
 SITES_DIR = Path(__file__).resolve().parent / "sites"
 
@@ -51,3 +55,25 @@ def serve_site() -> Iterator[Callable[[Path], SiteServer]]:
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real ``redis-server`` on 127.0.0.1, started for the session. Fails (never
+    skips) when redis-server is not installed: run ``make system-deps``."""
+    try:
+        server = RedisServer().start()
+    except RedisServerError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """``redis://127.0.0.1:PORT/0`` of the session's server, emptied (FLUSHALL) before
+    the test."""
+    redis_server.flushall()
+    return redis_server.url

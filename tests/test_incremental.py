@@ -206,7 +206,7 @@ async def test_a_damaged_store_warns_and_treats_every_page_as_new(
     state_dir.mkdir()
     (state_dir / "testsite.sqlite").write_bytes(b"this is not a database" * 100)
     rows, _ = await crawl_with_stats(tmp_path, incremental(tmp_path), start=server.url("/"))
-    assert {r["change"] for r in by_type(rows, "page")} == {None}
+    assert {r["change"] for r in by_type(rows, "page")} == {"new"}
     assert len(by_type(rows, "page")) == 2
     assert any("every page is treated as new" in w for w in summary_of(tmp_path)["warnings"])
 

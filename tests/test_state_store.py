@@ -4,8 +4,12 @@ names, the state-directory helpers and pluggable backends."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import itertools
+import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -14,12 +18,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
 from webmd_spider.state_store import (
+    COMMIT_EVERY,
     PageState,
     StateLockedError,
     StateStore,
@@ -32,12 +39,23 @@ from webmd_spider.state_store import (
     reset_memory_stores,
     validate_job_name,
 )
+from webmd_spider.state_store_redis import (
+    REDIS_URL_ENV,
+    RedisStateStore,
+    mask_redis_url,
+    redis_find_url,
+    redis_forget_job,
+    redis_list_jobs,
+)
+
+from .redis_server import RedisServer
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Every backend the contract suite runs against. A backend that needs a server (e.g.
-# "redis") is added here and skipped in `backend` below when the server is absent.
-BACKENDS = ["sqlite", "memory"]
+# Every backend the contract suite runs against. "redis" runs against the real
+# redis-server of the `redis_url` fixture (tests/conftest.py), named to the backend by
+# WEBMD_REDIS_URL; a missing redis-server fails those tests (never skips them).
+BACKENDS = ["sqlite", "memory", "redis"]
 
 Opener = Callable[..., StateStore]
 
@@ -64,9 +82,19 @@ def _fresh_memory() -> Iterator[None]:
     reset_memory_stores()
 
 
+def _backend_environment(
+    name: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Point a backend that needs a server at one (an emptied test server)."""
+    if name == "redis":
+        monkeypatch.setenv(REDIS_URL_ENV, request.getfixturevalue("redis_url"))
+
+
 @pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    name = str(request.param)
+    _backend_environment(name, request, monkeypatch)
+    return name
 
 
 @pytest.fixture
@@ -166,6 +194,21 @@ def test_iterate_all_and_per_website_in_url_order(opener: Opener) -> None:
     assert next(store.iterate("b.example")) == full_state(
         "https://b.example/1", website="b.example"
     )
+
+
+def test_a_page_that_changes_website_moves_to_the_new_one(opener: Opener) -> None:
+    store = opener()
+    store.put(full_state("https://example.com/x", website="old.example"))
+    store.flush()
+    store.put(full_state("https://example.com/x", website="new.example"))
+    assert list(store.iterate("old.example")) == []
+    assert [s.website for s in store.iterate("new.example")] == ["new.example"]
+    store.close()
+    again = opener()
+    assert list(again.iterate("old.example")) == []
+    assert [s.url for s in again.iterate("new.example")] == ["https://example.com/x"]
+    again.delete("https://example.com/x")
+    assert list(again.iterate("new.example")) == [] and list(again.iterate()) == []
 
 
 def test_iterate_many_pages_and_write_while_iterating(opener: Opener) -> None:
@@ -671,7 +714,7 @@ def test_a_backend_by_dotted_path(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("backend", "message"),
     [
-        ("redis", "unknown state backend 'redis'"),
+        ("postgres", "unknown state backend 'postgres'"),
         ("no_such_package.module.Store", "cannot import state backend"),
         (f"{__name__}.Missing", "has no 'Missing'"),
         (f"{__name__}.NotAStore", "is not a StateStore subclass"),
@@ -697,8 +740,12 @@ def test_memory_backend_is_shared_per_state_dir_and_reset_clears_it(tmp_path: Pa
     held.close()
 
 
-def test_backends_never_share_a_job(tmp_path: Path) -> None:
+def test_backends_never_share_a_job(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # One job name under each backend at once: they never see each other.
+    for name in BACKENDS:
+        _backend_environment(name, request, monkeypatch)
     stores = [open_store(b, tmp_path, "same") for b in BACKENDS]
     try:
         for i, store in enumerate(stores):
@@ -708,3 +755,398 @@ def test_backends_never_share_a_job(tmp_path: Path) -> None:
     finally:
         for store in stores:
             store.close()
+
+
+# --------------------------------------------------------------------------- #
+# Redis only
+# --------------------------------------------------------------------------- #
+
+HOST = socket.gethostname()
+
+
+@pytest.fixture
+def rclient(redis_url: str) -> Iterator[redis.Redis]:
+    """A plain client on the (emptied) test server, to look at and tamper with keys."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def redis_store(redis_url: str) -> Iterator[Callable[..., RedisStateStore]]:
+    """``redis_store(job="job", lock_timeout=0.0, **connect_kwargs)``; all closed at
+    teardown (errors from stores a test broke on purpose are ignored)."""
+    opened: list[RedisStateStore] = []
+
+    def open_(job: str = "job", lock_timeout: float = 0.0, **kwargs: Any) -> RedisStateStore:
+        store = RedisStateStore.connect(redis_url, job, lock_timeout, **kwargs)
+        opened.append(store)
+        return store
+
+    yield open_
+    for store in opened:
+        with contextlib.suppress(StateStoreError):
+            store.close()
+
+
+def test_open_store_redis_uses_the_url_in_the_environment(
+    redis_url: str, rclient: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(REDIS_URL_ENV, redis_url)
+    with open_store(" redis ", tmp_path / "state", "docs", lock_timeout=0.5) as store:
+        assert isinstance(store, RedisStateStore)
+        assert (store.job, store.url, store.exclusive) == ("docs", redis_url, True)
+        store.put(full_state())
+        store.set_meta("description", "docs site")
+        store.flush()
+        # The documented key layout.
+        prefix = "webmd:state:docs:"
+        assert json.loads(rclient.hget(prefix + "pages", full_state().url) or "") == {
+            "url": full_state().url,
+            **{k: v for k, v in dataclasses.asdict(full_state()).items() if k != "url"},
+        }
+        assert rclient.zrange(prefix + "urls", 0, -1) == [full_state().url]
+        assert rclient.zrange(prefix + "site:example.com", 0, -1) == [full_state().url]
+        assert rclient.hgetall(prefix + "meta") == {
+            "schema_version": "1",
+            "description": "docs site",
+        }
+        holder = rclient.get(prefix + "lock") or ""
+        assert holder.startswith(f"{os.getpid()}@{HOST}:")
+        assert 0 < rclient.pttl(prefix + "lock") <= 60_000
+    assert rclient.exists(prefix + "lock") == 0  # released on close
+    assert not (tmp_path / "state").exists()  # state_dir is not used
+
+
+def test_open_store_redis_without_a_url_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(REDIS_URL_ENV, raising=False)
+    with pytest.raises(StateStoreError, match=f"set {REDIS_URL_ENV}"):
+        open_store("redis", tmp_path, "job")
+
+
+def test_the_redis_backend_without_redis_py_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(sys.modules, "webmd_spider.state_store_redis")
+    monkeypatch.setitem(sys.modules, "redis", None)  # "import redis" now fails
+    with pytest.raises(StateStoreError) as caught:
+        open_store("redis", tmp_path, "job")
+    assert str(caught.value) == (
+        "the redis backend needs the 'redis' package: pip install webmd-spider[distributed]"
+    )
+
+
+def test_connection_refused_is_a_clear_error_with_the_password_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens here once the probe is closed
+    url = f"redis://:s3cret@127.0.0.1:{port}/0"
+    start = time.monotonic()
+    with pytest.raises(StateStoreError) as caught:
+        RedisStateStore.connect(url, "job")
+    assert time.monotonic() - start < 5
+    message = str(caught.value)
+    assert f"cannot connect to Redis at redis://:***@127.0.0.1:{port}/0" in message
+    assert "Connection refused" in message and "s3cret" not in message
+    assert not isinstance(caught.value, StateLockedError)
+    monkeypatch.setenv(REDIS_URL_ENV, url)
+    with pytest.raises(StateStoreError, match=r"cannot connect to Redis at redis://:\*\*\*@"):
+        open_store("redis", tmp_path, "job")
+    with pytest.raises(StateStoreError, match="invalid Redis URL"):
+        RedisStateStore.connect("http://127.0.0.1:1/", "job")
+
+
+def test_a_server_lost_while_running_is_a_state_store_error() -> None:
+    with RedisServer() as server:
+        store = RedisStateStore.connect(server.url, "job")
+        store.put(full_state())
+        store.flush()
+        server.stop()
+        store.put(full_state("https://example.com/2"))
+        for action in (store.flush, lambda: store.get("https://example.com/3"), store.count):
+            with pytest.raises(StateStoreError, match=r"state 'job' at Redis redis://127\.0\.0\.1"):
+                action()
+        with pytest.raises(StateStoreError):
+            store.close()
+        with pytest.raises(StateStoreError, match="closed"):
+            store.get(full_state().url)  # closed all the same
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis://:pw@h:6379/0", "redis://:***@h:6379/0"),
+        ("redis://user:pw@h/1", "redis://user:***@h/1"),
+        ("rediss://pw@h:6380", "rediss://***@h:6380"),
+        ("redis://h:6379/0", "redis://h:6379/0"),
+        ("unix:///tmp/r.sock?db=2&password=pw", "unix:///tmp/r.sock?db=2&password=***"),
+    ],
+)
+def test_mask_redis_url(url: str, shown: str) -> None:
+    assert mask_redis_url(url) == shown
+
+
+def test_redis_lock_names_the_holder_and_close_releases_it(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+) -> None:
+    first = redis_store()
+    with pytest.raises(StateLockedError) as caught:
+        redis_store()
+    assert str(caught.value) == (
+        f"state 'job' is in use by another run (pid {os.getpid()} on {HOST}); "
+        "wait for it to finish or use -a state=OTHER"
+    )
+    first.close()
+    assert rclient.exists("webmd:state:job:lock") == 0
+    redis_store().close()  # free again
+
+
+def test_redis_lock_ttl_is_renewed_while_writes_happen(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+) -> None:
+    store = redis_store(lock_ttl=0.6)  # shorter than COMMIT_INTERVAL: renewed on its own
+    holder = rclient.get("webmd:state:job:lock")
+    assert holder is not None
+    deadline = time.monotonic() + 1.5  # 2.5 TTLs
+    i = 0
+    while time.monotonic() < deadline:
+        store.put(full_state(f"https://example.com/{i}"))
+        i += 1
+        assert rclient.get("webmd:state:job:lock") == holder  # never lapses
+        time.sleep(0.02)
+    assert 0 < rclient.pttl("webmd:state:job:lock") <= 600
+    with pytest.raises(StateLockedError):
+        redis_store()
+    store.close()
+    assert redis_store().count() == i
+
+
+def test_redis_lock_ttl_is_renewed_while_a_store_only_reads(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+) -> None:
+    store = redis_store(lock_ttl=0.4)
+    deadline = time.monotonic() + 1.2
+    while time.monotonic() < deadline:
+        assert store.get(full_state().url) is None
+        assert store.exclusive and rclient.exists("webmd:state:job:lock") == 1
+        time.sleep(0.02)
+    with pytest.raises(StateLockedError):
+        redis_store()
+
+
+def test_redis_an_idle_store_whose_lock_was_taken_refuses_to_write(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+) -> None:
+    idle = redis_store(lock_ttl=0.3)
+    idle.put(full_state("https://example.com/saved"))
+    idle.flush()
+    time.sleep(0.5)  # idle longer than its TTL: the lock expires
+    taker = redis_store(lock_timeout=0)
+    taker_holder = rclient.get("webmd:state:job:lock")
+    with pytest.raises(StateLockedError, match=r"lock expired after 0\.3 s") as caught:
+        idle.put(full_state("https://example.com/lost"))  # renewal due: finds the taker
+    assert f"in use by another run (pid {os.getpid()} on {HOST})" in str(caught.value)
+    for action in (idle.flush, lambda: idle.get("https://example.com/saved"), idle.count):
+        with pytest.raises(StateLockedError):
+            action()
+    with pytest.raises(StateLockedError):
+        idle.close()  # still cannot write; closed anyway, and the taker keeps its lock
+    assert rclient.get("webmd:state:job:lock") == taker_holder
+    assert [s.url for s in taker.iterate()] == ["https://example.com/saved"]
+
+
+def test_redis_an_idle_store_whose_lock_expired_untaken_takes_it_back(
+    redis_store: Callable[..., RedisStateStore],
+) -> None:
+    idle = redis_store(lock_ttl=0.3)
+    time.sleep(0.5)
+    idle.put(full_state())
+    idle.flush()  # nobody took the lock: taken back, the write goes through
+    with pytest.raises(StateLockedError):
+        redis_store()
+    idle.close()
+    assert redis_store().count() == 1
+
+
+CRASHER = textwrap.dedent(
+    """
+    import sys, time
+    from webmd_spider.state_store import PageState
+    from webmd_spider.state_store_redis import RedisStateStore
+    store = RedisStateStore.connect(sys.argv[1], "job", lock_ttl=0.5)
+    store.put(PageState(url="u"))
+    store.flush()
+    print("ready", flush=True)
+    time.sleep(60)  # killed before this ends: the lock is never released
+    """
+)
+
+
+def test_redis_a_crashed_holder_blocks_only_until_its_lock_expires(
+    redis_store: Callable[..., RedisStateStore], redis_url: str
+) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CRASHER, redis_url],
+        stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )  # fmt: skip
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+        with pytest.raises(StateLockedError, match=rf"\(pid {child.pid} on {HOST}\)"):
+            redis_store()
+        child.kill()  # SIGKILL: no close(), the lock key stays until its TTL runs out
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    start = time.monotonic()
+    store = redis_store(lock_timeout=10)
+    assert time.monotonic() - start < 2
+    assert store.get("u") == PageState(url="u")
+
+
+def test_redis_a_stale_lock_key_with_a_ttl_is_waited_out(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+) -> None:
+    rclient.set("webmd:state:job:lock", "4242@gone-host:0123456789ab", px=300)
+    with pytest.raises(StateLockedError, match=r"\(pid 4242 on gone-host\)"):
+        redis_store()
+    start = time.monotonic()
+    redis_store(lock_timeout=5)
+    assert 0.1 <= time.monotonic() - start < 2
+
+
+def test_redis_shared_stores_open_concurrently_and_see_each_others_writes(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+) -> None:
+    workers = [redis_store(exclusive=False) for _ in range(3)]
+    assert not any(w.exclusive for w in workers)
+    assert rclient.exists("webmd:state:job:lock") == 0  # no lock taken
+    for i, worker in enumerate(workers):
+        worker.put(full_state(f"https://example.com/w{i}", etag=f'"{i}"'))
+    workers[0].set_meta("last_run", "2026-11-30T12:00:00Z")
+    assert workers[1].get("https://example.com/w0") is None  # not flushed yet
+    for worker in workers:
+        worker.flush()
+    for worker in workers:
+        assert worker.count() == 3
+        assert [s.etag for s in worker.iterate("example.com")] == ['"0"', '"1"', '"2"']
+        assert worker.get_meta("last_run") == "2026-11-30T12:00:00Z"
+    workers[2].delete("https://example.com/w0")
+    workers[2].flush()
+    assert workers[0].get("https://example.com/w0") is None
+    assert [s.url for s in workers[1].iterate("example.com")] == [
+        "https://example.com/w1",
+        "https://example.com/w2",
+    ]
+    # Shared stores hold no lock; an exclusive open is not blocked by them.
+    redis_store(lock_timeout=0).close()
+
+
+def test_redis_writes_are_batched_in_pipelines(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+) -> None:
+    store = redis_store()
+    for i in range(5):
+        store.put(full_state(f"https://example.com/{i}"))
+    store.set_meta("description", "x")
+    assert rclient.hlen("webmd:state:job:pages") == 0  # buffered
+    assert store.get("https://example.com/4") == full_state("https://example.com/4")
+    assert store.get_meta("description") == "x"
+    store.flush()
+    assert rclient.hlen("webmd:state:job:pages") == 5
+    assert rclient.hget("webmd:state:job:meta", "description") == "x"
+    for i in range(COMMIT_EVERY - 1):
+        store.put(full_state(f"https://example.com/batch/{i}"))
+    assert rclient.hlen("webmd:state:job:pages") == 5
+    store.put(full_state("https://example.com/batch/last"))  # the 200th write sends
+    assert rclient.hlen("webmd:state:job:pages") == 5 + COMMIT_EVERY
+    store.put(full_state("https://example.com/later"))
+    time.sleep(1.05)
+    store.put(full_state("https://example.com/after-a-second"))  # a second passed: sends
+    assert rclient.hlen("webmd:state:job:pages") == 5 + COMMIT_EVERY + 2
+
+
+def test_redis_damaged_values_and_other_schema_versions_are_clear_errors(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis, redis_url: str
+) -> None:
+    with redis_store() as store:
+        store.put(full_state())
+    rclient.hset("webmd:state:job:pages", full_state().url, "{not json")
+    rclient.zadd("webmd:state:job:urls", {full_state().url: 0})
+    store = redis_store()
+    for action in (lambda: store.get(full_state().url), lambda: list(store.iterate())):
+        with pytest.raises(StateStoreError, match=r"bad value for https://example\.com/a"):
+            action()
+    store.close()
+    rclient.hset("webmd:state:job:meta", "schema_version", "99")
+    for _ in range(2):  # the failed open released its lock: the second fails the same way
+        with pytest.raises(StateStoreError, match="schema version '99'") as caught:
+            redis_store()
+        assert not isinstance(caught.value, StateLockedError)
+    assert redis_forget_job(redis_url, "job") is True  # the way out
+    assert redis_store().count() == 0
+
+
+def test_redis_list_find_and_forget_jobs(
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis, redis_url: str
+) -> None:
+    assert redis_list_jobs(redis_url) == []
+    with redis_store("zeta") as store:
+        store.put(full_state("https://example.com/a", etag='"z"'))
+        store.set_meta("description", "zeta crawl")
+        store.set_meta("last_run", "2026-11-30T12:00:00Z")
+    with redis_store("alpha") as store:
+        store.put(full_state("https://example.com/a", etag='"a"'))
+        store.put(full_state("https://example.com/b", website="x:meta"))  # odd website key
+    redis_store("empty").close()
+    rclient.set("unrelated", "1")
+    jobs = redis_list_jobs(redis_url)
+    assert [(j.name, j.pages, j.last_run, j.description, j.error) for j in jobs] == [
+        ("alpha", 2, None, None, None),
+        ("empty", 0, None, None, None),
+        ("zeta", 1, "2026-11-30T12:00:00Z", "zeta crawl", None),
+    ]
+    assert jobs[0].path == f"{redis_url} webmd:state:alpha:*"
+    found = redis_find_url(redis_url, "https://example.com/a")
+    assert [(job, state.etag) for job, state in found] == [("alpha", '"a"'), ("zeta", '"z"')]
+    assert redis_find_url(redis_url, "https://example.com/A") == []
+    held = redis_store("zeta")
+    with pytest.raises(StateLockedError, match="'zeta'"):
+        redis_forget_job(redis_url, "zeta")
+    held.close()
+    assert redis_forget_job(redis_url, "alpha") is True
+    assert rclient.keys("webmd:state:alpha:*") == []
+    assert redis_forget_job(redis_url, "alpha") is False
+    assert rclient.keys("webmd:state:alpha:*") == []  # not even a lock left behind
+    with pytest.raises(ValueError, match="invalid state name"):
+        redis_forget_job(redis_url, "../zeta")
+    assert [j.name for j in redis_list_jobs(redis_url)] == ["empty", "zeta"]
+    assert rclient.get("unrelated") == "1"
+
+
+def test_redis_ten_thousand_puts_are_durable(
+    redis_store: Callable[..., RedisStateStore],
+) -> None:
+    store = redis_store("bulk")
+    links = [f"https://example.com/l{i}" for i in range(20)]
+    start = time.perf_counter()
+    for i in range(10_000):
+        store.put(full_state(f"https://example.com/p{i:05d}", links=links))
+    store.close()
+    elapsed = time.perf_counter() - start
+    print(f"\n10,000 redis puts + close: {elapsed * 1000:.0f} ms")
+    assert elapsed < 30  # generous: about 0.4 s on a laptop
+    again = redis_store("bulk")
+    assert again.count() == 10_000
+    assert again.get("https://example.com/p09999") == full_state(
+        "https://example.com/p09999", links=links
+    )
+    start = time.perf_counter()
+    assert sum(1 for _ in again.iterate("example.com")) == 10_000
+    print(f"iterate 10,000 redis pages: {(time.perf_counter() - start) * 1000:.0f} ms")

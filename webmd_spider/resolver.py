@@ -1,6 +1,6 @@
 """A DNS resolver that refuses names resolving to addresses we must never contact.
 
-Setting: ``DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"``. Scrapy installs it
+Setting: ``TWISTED_DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"``. Scrapy installs it
 on the reactor, and Twisted connects to the address this resolver returns, so the
 address that was checked is the one connected to: no DNS-rebinding window between the
 check and the connection. The policy (``webmd_spider.netguard.AddressPolicy``) comes

@@ -34,7 +34,7 @@ RETRY_TIMES = 1
 REDIRECT_MAX_TIMES = 10
 COOKIES_ENABLED = False
 # Names resolving to loopback/private/link-local... addresses are refused (SSRF guard).
-DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"
+TWISTED_DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"
 METAREFRESH_ENABLED = True
 
 # --- politeness ----------------------------------------------------------------

@@ -681,15 +681,39 @@ _BACKENDS: dict[str, type[StateStore]] = {
 }
 
 
+# Built-in backends imported only when asked for, so their client libraries stay
+# optional: name -> (dotted path, the package it needs, the extra that installs it).
+_LAZY_BACKENDS: dict[str, tuple[str, str, str]] = {
+    "redis": ("webmd_spider.state_store_redis.RedisStateStore", "redis", "distributed"),
+}
+
+
 def _backend_class(backend: str) -> type[StateStore]:
     name = backend.strip()
     if name in _BACKENDS:
         return _BACKENDS[name]
+    if name in _LAZY_BACKENDS:
+        path, package, extra = _LAZY_BACKENDS[name]
+        try:
+            importlib.import_module(path.rpartition(".")[0])
+        except Exception as exc:
+            missing = isinstance(exc, ModuleNotFoundError) and (
+                exc.name == package or (exc.name or "").startswith(package + ".")
+            )
+            if missing:
+                raise StateStoreError(
+                    f"the {name} backend needs the {package!r} package: "
+                    f"pip install webmd-spider[{extra}]"
+                ) from exc
+            raise StateStoreError(
+                f"cannot import state backend {backend!r}: {type(exc).__name__}: {exc}"
+            ) from exc
+        name = path
     module_name, _, class_name = name.rpartition(".")
     if not module_name or not class_name:
         raise StateStoreError(
-            f"unknown state backend {backend!r}: use 'sqlite', 'memory' or a dotted path "
-            "package.module.ClassName to a StateStore subclass"
+            f"unknown state backend {backend!r}: use 'sqlite', 'memory', 'redis' or a dotted "
+            "path package.module.ClassName to a StateStore subclass"
         )
     try:
         module = importlib.import_module(module_name)
@@ -712,8 +736,10 @@ def open_store(
 ) -> StateStore:
     """Open ``job``'s state under ``state_dir`` with ``backend``.
 
-    ``backend`` is ``"sqlite"`` (default), ``"memory"``, or ``package.module.ClassName``
-    of a :class:`StateStore` subclass (its classmethod ``open(state_dir, job,
+    ``backend`` is ``"sqlite"`` (default), ``"memory"``, ``"redis"`` (the server in
+    ``WEBMD_REDIS_URL``; ``state_dir`` is not used; see
+    :mod:`webmd_spider.state_store_redis`), or ``package.module.ClassName`` of a
+    :class:`StateStore` subclass (its classmethod ``open(state_dir, job,
     lock_timeout)`` is called). Raises :class:`StateLockedError` if another run holds
     the job after ``lock_timeout`` seconds, :class:`StateStoreError` for an unknown
     backend, an invalid job name, or a store that cannot be opened.

@@ -33,6 +33,13 @@ class ConditionalRequestMiddleware:
         validators = request.meta.get("webmd_validators")
         if not validators or request.meta.get("webmd_kind") != "page":
             return
+        if request.meta.get("redirect_urls"):
+            # a redirect copies headers and meta: the validators belong to the URL that
+            # redirected, not to this one (its 304 would claim the wrong page unchanged)
+            for name in ("If-None-Match", "If-Modified-Since"):
+                request.headers.pop(name, None)
+            request.meta.pop("webmd_conditional", None)
+            return
         etag, last_modified = validators
         headers = conditional_headers(
             PageState(url=request.url, etag=etag, last_modified=last_modified)

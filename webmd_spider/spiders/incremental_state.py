@@ -54,6 +54,8 @@ class IncrementalState:
         self.revalidate = revalidate
         self.ledger = ledger
         self.name = store.job if store is not None else ""
+        #: incremental was asked for (rows then always carry a ``change``)
+        self.requested = store is not None
         self._known: dict[str, set[str]] = {}
 
     @property
@@ -88,13 +90,23 @@ class IncrementalState:
         except ValueError as exc:
             raise OptionsError(f"state: {exc}") from None
         fingerprint = settings_fingerprint(asdict(extract_options))
+        store: StateStore
         try:
-            store = open_store(options.state_backend, options.state_dir, name)
+            if options.redis_url:
+                # a distributed crawl: every worker shares the job's state in Redis (no
+                # exclusive lock: the workers are one run)
+                from webmd_spider.state_store_redis import RedisStateStore
+
+                store = RedisStateStore.connect(options.redis_url, name, exclusive=False)
+            else:
+                store = open_store(options.state_backend, options.state_dir, name)
         except StateLockedError as exc:
             raise OptionsError(str(exc)) from None
         except StateStoreError as exc:
             _warn(ledger, f"incremental state unavailable, every page is treated as new: {exc}")
-            return cls(ledger=ledger)
+            inert = cls(ledger=ledger)
+            inert.requested = True
+            return inert
         state = cls(store, fingerprint, revalidate=True, ledger=ledger)
         try:
             stored = store.get_meta(FINGERPRINT_KEY)
@@ -169,7 +181,9 @@ class IncrementalState:
             links=list(links),
         )
         if previous is not None and content_hash is None:
-            # a 304: the body and its links were not sent again
+            # a 304: the body and its links were not sent again, and the stored hash is
+            # still the one made with the stored settings
+            state.settings_fingerprint = previous.settings_fingerprint
             state.content_hash = previous.content_hash
             state.links = previous.links
             state.etag = state.etag or previous.etag

@@ -21,6 +21,7 @@ import itertools
 import logging
 import shutil
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +39,7 @@ from twisted.python.failure import Failure
 
 from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
-from webmd_spider.incremental import REMOVED, UNCHANGED, change_of, is_gone
+from webmd_spider.incremental import NEW, REMOVED, UNCHANGED, change_of, is_gone
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.journal import CrawlJournal, QueuedUrl
 from webmd_spider.ledger import RunLedger, SiteState
@@ -56,6 +57,7 @@ from webmd_spider.robots import RobotsRules
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.spiders.incremental_state import IncrementalState, validators_of
 from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
+from webmd_spider.state_store import PageState
 from webmd_spider.traps import TrapDetector, TrapPolicy
 from webmd_spider.urls import (
     PatternError,
@@ -179,12 +181,6 @@ class SiteSpider(SitemapDiscovery, Spider):
             max_chars=opts.max_chars,
             keep_frames=opts.keep_frames,
         )
-        self.incremental = IncrementalState.open(
-            opts,
-            [i.url for i in self._inputs if i.url and i.kind != "invalid"],
-            self.extract_options,
-            self.ledger,
-        )
         jobdir = settings.get("JOBDIR")
         if jobdir:
             self.journal = CrawlJournal(jobdir)
@@ -224,6 +220,13 @@ class SiteSpider(SitemapDiscovery, Spider):
             path = _default_feed_path(opts.output_dir, self._inputs)
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
             logger.info("No feed given (-O FILE); writing rows to %s", path)
+        # last: it takes the state's lock, which only spider_closed releases
+        self.incremental = IncrementalState.open(
+            opts,
+            [i.url for i in self._inputs if i.url and i.kind != "invalid"],
+            self.extract_options,
+            self.ledger,
+        )
 
     def _configure_fleet(self, settings: Any, opts: JobOptions) -> None:
         """WEBMD_REDIS_URL: join a distributed crawl (see ``webmd_spider.distributed``)."""
@@ -495,7 +498,13 @@ class SiteSpider(SitemapDiscovery, Spider):
 
     # -- pages -----------------------------------------------------------------------
     def _schedule(
-        self, site: SiteState, url: str, depth: int, via: str, typed: bool = False
+        self,
+        site: SiteState,
+        url: str,
+        depth: int,
+        via: str,
+        typed: bool = False,
+        walk: deque[tuple[PageState, int]] | None = None,
     ) -> Iterator[Any]:
         """Yield a page request unless the URL is known, out of scope or refused.
 
@@ -560,8 +569,12 @@ class SiteSpider(SitemapDiscovery, Spider):
             return
         stored = self.incremental.lookup(canonical)
         validators = None
-        revalidate = stored is not None and self.incremental.revalidate
-        if stored is not None and revalidate and (stored.etag or stored.last_modified):
+        # validators only for a page converted with today's settings: a 304 keeps its
+        # stored hash, which must be comparable with this run's output
+        comparable = stored is not None and (
+            stored.settings_fingerprint == self.incremental.fingerprint
+        )
+        if stored is not None and comparable and (stored.etag or stored.last_modified):
             validators = (stored.etag, stored.last_modified)
         yield self._page_request(
             site,
@@ -572,11 +585,20 @@ class SiteSpider(SitemapDiscovery, Spider):
             priority=-depth - KNOWN_PRIORITY_OFFSET,
             validators=validators,
         )
-        if stored is not None and (site.mode == "site" or self.options.crawl_links):
-            # Walk on through the links stored last time right away: pages new since
-            # then are found (and fetched first) without waiting for this re-check.
-            for link in stored.links:
-                yield from self._schedule(site, link, depth + 1, "link")
+        if stored is None or not (site.mode == "site" or self.options.crawl_links):
+            return
+        # Walk on through the links stored last time right away, breadth-first (so
+        # depths are the shortest ones): pages new since then are found, and fetched
+        # first, without waiting for the re-checks.
+        if walk is not None:
+            walk.append((stored, depth))
+            return
+        walk = deque([(stored, depth)])
+        while walk:
+            state, at = walk.popleft()
+            for link in state.links:
+                if site_key(link) == site.website:
+                    yield from self._schedule(site, link, at + 1, "link", walk=walk)
 
     def _page_request(
         self,
@@ -632,6 +654,11 @@ class SiteSpider(SitemapDiscovery, Spider):
             site.resumed_pages,
             len(pending),
         )
+        self._check_page_budget(site)
+        if site.stop_reason is not None:
+            for queued in pending:
+                self.ledger.skip(queued.url, site.stop_reason, site.website)
+            return
         for queued in pending:
             yield self._page_request(
                 site,
@@ -700,7 +727,11 @@ class SiteSpider(SitemapDiscovery, Spider):
             )
             return
         key = canonicalize(meta["webmd_url"])
-        if response.status == 304 and meta.get("webmd_conditional"):
+        if (
+            response.status == 304
+            and meta.get("webmd_conditional")
+            and not meta.get("redirect_urls")
+        ):
             yield from self._not_modified(site, response, common, key)
             return
         problem = classify_response(response.status, content_type, response.body)
@@ -717,6 +748,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.ledger.reject(
                 meta["webmd_url"], f"duplicate:same page as {response.url}", site.website
             )
+            self._finished_without_row(key)
             return
         doc = extract(
             response.body, response.url, encoding=_charset(response), options=self.extract_options
@@ -731,6 +763,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             # sites that point every page's canonical at the home page hide the rest.
             reason = f"duplicate:canonical is {doc.canonical}"
             self.ledger.reject(meta["webmd_url"], reason, site.website)
+            self._finished_without_row(key)
             yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
             return
         refusal = self._content_refusal(doc, directives, response)
@@ -751,7 +784,10 @@ class SiteSpider(SitemapDiscovery, Spider):
             return
         site.emitted.add(final)
         if row.row_type == "page" and self.incremental.enabled:
-            self._compare_with_state(site, row, doc, response, key)
+            nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
+            self._compare_with_state(site, row, doc, response, key, nofollow)
+        elif row.row_type == "page" and self.incremental.requested:
+            row.change = NEW  # the state is unusable: every page is new (see the warning)
         if row.row_type == "page":
             row.noindex = bool(directives & {"noindex", "none"})
             if doc.canonical and site_key(doc.canonical) == site.website:
@@ -787,20 +823,23 @@ class SiteSpider(SitemapDiscovery, Spider):
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
 
     def _compare_with_state(
-        self, site: SiteState, row: Row, doc: Any, response: Response, key: str
+        self, site: SiteState, row: Row, doc: Any, response: Response, key: str, nofollow: bool
     ) -> None:
         """Set the row's ``change`` against the stored page and store what it is now.
         An unchanged page's row carries no Markdown or text (nothing to re-embed)."""
+        # A redirected page is stored under both URLs: whichever way a later run reaches
+        # it (the old link, or a direct link to the target), it is known.
+        final_key = canonicalize(response.url)
         stored = self.incremental.lookup(key)
+        if stored is None and final_key != key:
+            stored = self.incremental.lookup(final_key)
         row.change = change_of(stored, row.content_hash or "")
-        links = [link for link in doc.page_links if site_key(link) == site.website]
-        self.incremental.record(
-            key,
-            site.website,
-            row.content_hash,
-            validators_of(response.headers),
-            links[:MAX_STORED_LINKS],
-        )
+        links = [] if nofollow else [u for u in doc.page_links if site_key(u) == site.website]
+        validators = validators_of(response.headers)
+        for each in {key, final_key}:
+            self.incremental.record(
+                each, site.website, row.content_hash, validators, links[:MAX_STORED_LINKS]
+            )
         if row.change == UNCHANGED:
             row.markdown = row.text = row.html = None
             row.tables = None
@@ -902,6 +941,12 @@ class SiteSpider(SitemapDiscovery, Spider):
             site = request.meta.get("webmd_site")
             original = request.meta.get("webmd_url", request.url)
             self.ledger.reject(original, f"duplicate:redirects to {request.url}", site)
+            self._finished_without_row(canonicalize(original))
+
+    def _finished_without_row(self, key: str) -> None:
+        """A page request ended in a rejection: a resumed run must not fetch it again."""
+        if self.journal is not None:
+            self.journal.finish(key, "none")
 
     def _on_time_budget(self) -> None:
         self._timer = None
