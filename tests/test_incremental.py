@@ -296,3 +296,59 @@ def test_content_hash_is_taken_before_truncation() -> None:
     cut = extract(html, "http://example.com/", options=ExtractOptions(max_chars=500))
     assert cut.truncated and len(cut.markdown) <= 500
     assert cut.content_hash == whole.content_hash == markdown_hash(whole.markdown)
+
+
+@deferred_f_from_coro_f
+async def test_a_known_page_that_now_redirects_is_not_taken_for_unchanged(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    make_site(site, ["a.html", "b.html"])
+    server = serve_site(site)
+    settings = incremental(tmp_path)
+    await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    # /a.html now redirects to a new page; its old validators must not reach the target
+    write(site, {"fresh.html": article("Fresh", "A page that did not exist before", "/")})
+    (site / "_routes.json").write_text(
+        json.dumps({"/a.html": {"status": 301, "location": "/fresh.html"}})
+    )
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    row = next(r for r in by_type(rows, "page") if r["final_url"] == server.url("/fresh.html"))
+    assert row["change"] == "changed" and "did not exist before" in row["markdown"]
+    to_target = [r for r in server.requests if r.path == "/fresh.html"]
+    assert to_target and not any("If-None-Match" in r.headers for r in to_target)
+
+
+@deferred_f_from_coro_f
+async def test_stored_links_are_walked_breadth_first_and_nofollow_is_kept(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    # home -> a, b, hidden(nofollow page) ; a -> c ; c -> b ; b -> d (new in run 2)
+    write(
+        site,
+        {
+            "index.html": article("Home", "Welcome", "/a.html", "/b.html", "/nf.html"),
+            "a.html": article("A", "Text of a", "/c.html"),
+            "b.html": article("B", "Text of b", "/"),
+            "c.html": article("C", "Text of c", "/b.html"),
+            "nf.html": article("NF", "Text of nf", "/secret.html").replace(
+                "<head>", '<head><meta name="robots" content="nofollow">'
+            ),
+            "secret.html": article("Secret", "Never followed"),
+        },
+    )
+    server = serve_site(site)
+    settings = incremental(tmp_path, WEBMD_MAX_DEPTH=2)
+    rows, _ = await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    assert "/secret.html" not in changes(rows, server)
+    write(
+        site, {"b.html": article("B", "Text of b", "/", "/d.html"), "d.html": article("D", "New d")}
+    )
+    rows, _ = await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    got = changes(rows, server)
+    assert got["/d.html"] == "new"  # b is at depth 1, so d (depth 2) is within max_depth
+    assert "/secret.html" not in got
+    depth = {r["url"].removeprefix(server.base_url): r["depth"] for r in by_type(rows, "page")}
+    assert depth["/b.html"] == 1
