@@ -128,6 +128,11 @@ def test_three_workers_give_the_single_process_rows(
     sites = [r for r in rows if r["row_type"] == "site"]
     assert len(sites) == 1 and sites[0]["pages_extracted"] == len(reference)
     assert sites[0]["total_words"] == sum(r["word_count"] for r in rows if r["row_type"] == "page")
+    # one run summary speaks for the crawl: totals of every worker
+    summaries = [json.loads(Path(f"{f}.summary.json").read_text("utf-8")) for f in feeds]
+    crawl = [x for x in summaries if x.get("scope") == "crawl"]
+    assert len(crawl) == 1 and sum(x.get("scope") == "worker" for x in summaries) == 2
+    assert crawl[0]["rows"]["page"] == len(reference) and crawl[0]["rows"]["site"] == 1
     # the fleet kept one crawler's spacing (one page per floor interval), measured at the
     # server: three workers without the shared gate send hundreds per second
     times = sorted(r.at for r in big_site.requests if r.path != "/robots.txt")

@@ -226,6 +226,20 @@ class Fleet:
                 pipe.hincrbyfloat(self.key("site", website), name, value)
         pipe.execute()
 
+    def count_crawl_row(self, row_type: str, error_type: str | None) -> None:
+        """Crawl-wide row counts, for the run summary the last worker writes."""
+        pipe = self.redis.pipeline()
+        pipe.hincrby(self.key("rows"), row_type, 1)
+        if error_type:
+            pipe.hincrby(self.key("errors"), error_type, 1)
+        pipe.execute()
+
+    def crawl_counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        """(rows per row type, diagnostics per error type) of the whole crawl."""
+        rows = {k.decode(): int(v) for k, v in self.redis.hgetall(self.key("rows")).items()}
+        errors = {k.decode(): int(v) for k, v in self.redis.hgetall(self.key("errors")).items()}
+        return rows, errors
+
     def site_counters(self, website: str) -> dict[str, float]:
         raw = self.redis.hgetall(self.key("site", website))
         return {k.decode(): float(v) for k, v in raw.items()}

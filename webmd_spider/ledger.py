@@ -88,6 +88,8 @@ class RunLedger:
     not_fetched_counts: Counter[str] = field(default_factory=Counter)
     not_fetched: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: extra top-level entries of the summary (a distributed crawl's "scope", "crawl")
+    extra: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None  # run-level: time_budget, shutdown …
 
     def add_site(self, site: SiteState) -> SiteState:
@@ -159,4 +161,5 @@ class RunLedger:
             "not_fetched_counts": dict(self.not_fetched_counts),
             "not_fetched": self.not_fetched,
             "warnings": self.warnings,
+            **self.extra,
         }

@@ -21,7 +21,7 @@ import itertools
 import logging
 import shutil
 import uuid
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -921,6 +921,8 @@ class SiteSpider(SitemapDiscovery, Spider):
 
     def _row(self, row: Row) -> Row:
         self.ledger.record_row(row)
+        if self.fleet is not None:
+            self.fleet.count_crawl_row(row.row_type, row.error_type)
         if self.fleet is not None and row.website:
             if row.row_type == "page":
                 self.fleet.count_row(
@@ -1072,7 +1074,22 @@ class SiteSpider(SitemapDiscovery, Spider):
                 self.crawler.signals.send_catch_log(
                     signals.item_scraped, item=row, response=None, spider=self
                 )
+            # this worker's run summary is the crawl's: totals of every worker
+            rows, errors = fleet.crawl_counts()
+            self.ledger.extra = {
+                "scope": "crawl",
+                "crawl": fleet.name,
+                "this_worker": {
+                    "worker": fleet.worker,
+                    "rows": dict(self.ledger.row_counts),
+                    "errors": dict(self.ledger.error_counts),
+                },
+            }
+            self.ledger.row_counts = Counter(rows)
+            self.ledger.error_counts = Counter(errors)
             fleet.clear()
+        else:
+            self.ledger.extra = {"scope": "worker", "crawl": fleet.name, "worker": fleet.worker}
 
     def _fleet_site_rows(self) -> Iterator[Row]:
         """Site rows of a distributed crawl, from the counters every worker kept."""
