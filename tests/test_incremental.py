@@ -352,3 +352,18 @@ async def test_stored_links_are_walked_breadth_first_and_nofollow_is_kept(
     assert "/secret.html" not in got
     depth = {r["url"].removeprefix(server.base_url): r["depth"] for r in by_type(rows, "page")}
     assert depth["/b.html"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_tree_added_to_an_existing_state_is_filled(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    make_site(tmp_path / "site", ["a.html"])
+    server = serve_site(tmp_path / "site")
+    await crawl_with_stats(tmp_path, incremental(tmp_path), start=server.url("/"))
+    out = tmp_path / "tree"
+    rows, _ = await crawl_with_stats(
+        tmp_path, incremental(tmp_path, WEBMD_OUT_DIR=str(out)), start=server.url("/")
+    )
+    assert {r["change"] for r in by_type(rows, "page")} == {"unchanged"}
+    assert sorted(p.name for p in out.rglob("*.md")) == ["a.md", "index.md"]

@@ -56,6 +56,8 @@ class IncrementalState:
         self.name = store.job if store is not None else ""
         #: incremental was asked for (rows then always carry a ``change``)
         self.requested = store is not None
+        #: the Markdown tree has no files yet: no validators, unchanged rows keep content
+        self.fill_tree = False
         self._known: dict[str, set[str]] = {}
 
     @property

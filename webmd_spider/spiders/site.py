@@ -227,6 +227,11 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.extract_options,
             self.ledger,
         )
+        manifest = Path(opts.out_dir) / ".webmd" / "manifest.json"
+        if opts.out_dir and self.incremental.enabled and not manifest.exists():
+            # a folder tree added to an existing incremental job: unchanged pages must
+            # still be fetched whole and written once
+            self.incremental.fill_tree = True
 
     def _configure_fleet(self, settings: Any, opts: JobOptions) -> None:
         """WEBMD_REDIS_URL: join a distributed crawl (see ``webmd_spider.distributed``)."""
@@ -573,6 +578,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         # stored hash, which must be comparable with this run's output
         comparable = stored is not None and (
             stored.settings_fingerprint == self.incremental.fingerprint
+            and not self.incremental.fill_tree
         )
         if stored is not None and comparable and (stored.etag or stored.last_modified):
             validators = (stored.etag, stored.last_modified)
@@ -840,7 +846,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.incremental.record(
                 each, site.website, row.content_hash, validators, links[:MAX_STORED_LINKS]
             )
-        if row.change == UNCHANGED:
+        if row.change == UNCHANGED and not self.incremental.fill_tree:
             row.markdown = row.text = row.html = None
             row.tables = None
 
