@@ -5,6 +5,7 @@ per-website request spacing of one crawler."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -168,3 +169,19 @@ def test_a_killed_worker_loses_no_pages(
     assert set(pages) == expected_pages(big_site)
     # a page may come twice only if the kill fell between its row and its bookkeeping
     assert sum(n - 1 for n in pages.values()) <= 2, [u for u, n in pages.items() if n > 1]
+
+
+def test_the_gate_spaces_the_fleet_and_a_rest_holds_every_worker(redis_url: str) -> None:
+    from webmd_spider.distributed import Fleet
+
+    one, two = Fleet(redis_url, "gate-test"), Fleet(redis_url, "gate-test")
+    waits = [fleet.wait_for_turn("example.com", 0.2) for fleet in (one, two, one, two)]
+    # four reservations from two workers: 0, 0.2, 0.4, 0.6 s from now (Redis's clock)
+    assert waits[0] < 0.05
+    for earlier, later in itertools.pairwise(waits):
+        assert 0.15 < later - earlier < 0.25
+    # a Retry-After seen by one worker makes the other wait too
+    one.rest("other.org", 1.5)
+    assert 1.3 < two.wait_for_turn("other.org", 0.0) <= 1.5
+    assert two.wait_for_turn("third.net", 0.0) < 0.05  # other websites are not held
+    one.clear()

@@ -55,6 +55,17 @@ HEARTBEAT_SECS = 2.0
 DEAD_AFTER_SECS = 8
 PREFIX = "webmd:crawl:{name}:"
 
+#: Push a website's next send time to at least now + ARGV[1] (a 429/503 with Retry-After
+#: seen by one worker makes the whole fleet rest).
+_REST = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
+local at = math.max(nxt, now + tonumber(ARGV[1]))
+redis.call('SET', KEYS[1], string.format('%.6f', at), 'EX', 3600)
+return string.format('%.6f', at - now)
+"""
+
 #: Reserve the next send time of a website: returns how long the caller must wait.
 _GATE = """
 local t = redis.call('TIME')
@@ -102,6 +113,7 @@ class Fleet:
         self.redis: Any = redis.Redis.from_url(redis_url)
         self.redis.ping()
         self._gate = self.redis.register_script(_GATE)
+        self._rest = self.redis.register_script(_REST)
         self.seeder = False
         self.idle = False
 
@@ -244,6 +256,10 @@ class Fleet:
         raw = self.redis.hgetall(self.key("site", website))
         return {k.decode(): float(v) for k, v in raw.items()}
 
+    def rest(self, website: str, seconds: float) -> None:
+        """No worker sends to ``website`` for ``seconds`` (Retry-After, backoff)."""
+        self._rest(keys=[self.key("gate", website)], args=[seconds])
+
     def wait_for_turn(self, website: str, interval: float) -> float:
         """Reserve this worker's next request to ``website``; seconds to wait first."""
         return float(self._gate(keys=[self.key("gate", website)], args=[interval]))
@@ -330,8 +346,7 @@ class SharedRateMiddleware:
             getattr(spider, "host_floor", 0.0),
             getattr(spider, "crawl_delays", {}).get(website, 0.0),
         )
-        if interval <= 0:
-            return
-        wait = fleet.wait_for_turn(website, interval)
+        # the gate is consulted even with no floor: it also holds a fleet-wide rest
+        wait = fleet.wait_for_turn(website, max(interval, 0.0))
         if wait > 0:
             await asyncio.sleep(wait)

@@ -117,6 +117,9 @@ class PolitenessMiddleware:
         self.not_before[site.website] = max(
             self.not_before.get(site.website, 0.0), time.monotonic() + wait
         )
+        fleet = getattr(spider, "fleet", None)
+        if fleet is not None:
+            fleet.rest(site.website, wait)  # every worker of a distributed crawl rests
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value("webmd/retry_after")
         retry = request.replace(dont_filter=True)
