@@ -594,6 +594,9 @@ def _make_handler(server: SiteServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "webmd-demo/1.0"
+        # headers and body go out in two writes: with Nagle's algorithm the body waits
+        # for the client's delayed ACK (40 ms per response on Linux)
+        disable_nagle_algorithm = True
         timeout = 30
 
         def do_GET(self) -> None:

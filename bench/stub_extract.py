@@ -1,0 +1,77 @@
+"""Our full crawl with the extraction cost taken out: a measuring stick, not a product.
+
+    python bench/stub_extract.py build SITE_DIR ORIGIN OUT.pickle
+    python bench/stub_extract.py run OUT.pickle crawl site -a start=ORIGIN/ ...
+
+``build`` runs the real ``webmd_spider.extract.extract()`` on every ``*.html`` file of a
+served site folder, with the URLs the crawl will see (``ORIGIN`` + path), and pickles
+the ``Document`` results. ``run`` loads them (its CPU is charged to the run: about 0.1 s
+for the PostgreSQL docs), replaces the ``extract`` name the ``site`` spider calls with a
+dictionary lookup by URL path (unknown paths still get the real extraction), and runs
+``scrapy`` with the remaining arguments. Everything else (Scrapy, our middlewares,
+page rows, links, chunks, the JSONL feed) runs as shipped, so ``bench/crawl.py``'s
+``webmd-noextract`` variant shows how fast the crawl could go if extraction were free.
+"""
+
+from __future__ import annotations
+
+import pickle
+import runpy
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+# bench/ holds incremental.py, which would shadow Twisted's `incremental` dependency
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+
+def build(site_dir: Path, origin: str, out: Path) -> None:
+    from webmd_spider.extract import ExtractOptions, extract
+
+    options = ExtractOptions()
+    docs = {}
+    for path in sorted(site_dir.rglob("*.html")):
+        url_path = "/" + path.relative_to(site_dir).as_posix()
+        docs[url_path] = extract(
+            path.read_bytes(), origin + url_path, encoding="utf-8", options=options
+        )
+    if "/index.html" in docs:
+        docs["/"] = docs["/index.html"]
+    with out.open("wb") as handle:
+        pickle.dump(docs, handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def run(pickled: Path, scrapy_args: list[str]) -> None:
+    started = time.process_time()
+    with pickled.open("rb") as handle:
+        docs = pickle.load(handle)
+    print(
+        f"stub_extract: {len(docs)} documents loaded in {time.process_time() - started:.2f} s CPU",
+        file=sys.stderr,
+    )
+    import webmd_spider.spiders.site as site_module
+
+    real_extract = site_module.extract
+
+    def lookup(body: bytes | str, url: str, **kwargs: Any) -> Any:
+        doc = docs.pop(urlsplit(url).path, None)
+        return doc if doc is not None else real_extract(body, url, **kwargs)
+
+    site_module.extract = lookup  # type: ignore[assignment]
+    sys.argv = ["scrapy", *scrapy_args]
+    runpy.run_module("scrapy", run_name="__main__", alter_sys=True)
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["build"]:
+        build(Path(sys.argv[2]), sys.argv[3].rstrip("/"), Path(sys.argv[4]))
+    elif sys.argv[1:2] == ["run"]:
+        run(Path(sys.argv[2]), sys.argv[3:])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
