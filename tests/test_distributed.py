@@ -185,3 +185,33 @@ def test_the_gate_spaces_the_fleet_and_a_rest_holds_every_worker(redis_url: str)
     assert 1.3 < two.wait_for_turn("other.org", 0.0) <= 1.5
     assert two.wait_for_turn("third.net", 0.0) < 0.05  # other websites are not held
     one.clear()
+
+
+def test_an_incremental_distributed_crawl_shares_its_state_in_redis(
+    redis_url: str, tmp_path: Path
+) -> None:
+    from webmd_spider.demo.server import demo_site_path
+
+    with SiteServer(demo_site_path()) as server:
+        # spaced requests: the crawl lasts long enough for both workers to join it (a
+        # worker arriving after a crawl ended starts the next one)
+        fleet = ["-s", f"WEBMD_REDIS_URL={redis_url}", "-s", "WEBMD_HOST_DELAY=0.3"]
+        fleet += ["-a", "incremental=true", "-a", "state=shared-docs"]
+        first = [tmp_path / f"first{i}.jsonl" for i in range(2)]
+        for process in [worker(server, feed, *fleet) for feed in first]:
+            _, err = process.communicate(timeout=150)
+            assert process.returncode == 0, err[-3000:]
+        second = [tmp_path / f"second{i}.jsonl" for i in range(2)]
+        for process in [worker(server, feed, *fleet) for feed in second]:
+            _, err = process.communicate(timeout=150)
+            assert process.returncode == 0, err[-3000:]
+    before = [r for r in rows_of(*first) if r["row_type"] == "page"]
+    after = [r for r in rows_of(*second) if r["row_type"] == "page"]
+    assert {r["change"] for r in before} == {"new"} and len(before) >= 5
+    assert sorted(r["url"] for r in after) == sorted(r["url"] for r in before)
+    assert {r["change"] for r in after} == {"unchanged"}
+    import redis
+
+    stored = redis.Redis.from_url(redis_url).hlen("webmd:state:shared-docs:pages")
+    assert stored >= len(before)  # the state is in Redis, not in a worker's SQLite file
+    assert not (REPO / ".webmd" / "shared-docs.sqlite").exists()

@@ -306,6 +306,9 @@ class FleetScheduler(Scheduler):
     def next_request(self) -> Request | None:
         if self.local:
             return self.local.popleft()
+        ready = getattr(self.spider, "fleet_ready", None)
+        if ready is not None and not ready():
+            return None  # robots.txt rules first: a page's links are checked against them
         request: Request | None = super().next_request()
         fleet: Fleet | None = getattr(self.spider, "fleet", None)
         if request is not None and fleet is not None:

@@ -1040,6 +1040,14 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.crawler.engine.crawl(request)
         raise DontCloseSpider
 
+    def fleet_ready(self) -> bool:
+        """A worker takes pages from the shared queue only once it knows the robots.txt
+        rules of every website (links found on those pages are checked against them)."""
+        return all(
+            key in self.robots or site.stop_reason is not None
+            for key, site in self.ledger.sites.items()
+        )
+
     def _fleet_heartbeat(self) -> None:
         """Every few seconds: this worker is alive; dead workers' pages go back."""
         fleet = self.fleet
