@@ -647,6 +647,7 @@ def _is_pager(element: Element) -> bool:
     return found
 
 
+@lru_cache(maxsize=4096)  # class/id names repeat across a page's elements
 def _is_byline_name(names: str) -> bool:
     words = [w.lower() for part in _NAME_SPLIT.split(names) for w in _CAMEL.split(part) if w]
     if any(w in v.BYLINE_WORDS for w in words):
