@@ -211,6 +211,20 @@ def test_a_page_that_changes_website_moves_to_the_new_one(opener: Opener) -> Non
     assert list(again.iterate("new.example")) == [] and list(again.iterate()) == []
 
 
+def test_urls_lists_what_iterate_lists(opener: Opener) -> None:
+    store = opener()
+    for url, website in (
+        ("https://a.example/1", "a.example"),
+        ("https://b.example/1", "b.example"),
+    ):
+        store.put(full_state(url, website=website))
+    store.put(full_state("https://a.example/2", website="a.example"))
+    store.delete("https://a.example/1")
+    assert store.urls() == {s.url for s in store.iterate()}
+    assert store.urls("a.example") == {"https://a.example/2"}
+    assert store.urls("c.example") == set()
+
+
 def test_iterate_many_pages_and_write_while_iterating(opener: Opener) -> None:
     store = opener()
     urls = [f"https://example.com/p{i:05d}" for i in range(1234)]

@@ -169,6 +169,11 @@ class StateStore(ABC):
     def iterate(self, website: str | None = None) -> Iterator[PageState]:
         """Every stored page, or only ``website``'s, in ``url`` order."""
 
+    def urls(self, website: str | None = None) -> set[str]:
+        """The stored URLs (all, or ``website``'s). Backends may answer this without
+        decoding whole records; the default walks :meth:`iterate`."""
+        return {state.url for state in self.iterate(website)}
+
     @abstractmethod
     def get_meta(self, key: str) -> str | None:
         """Job-level metadata (e.g. ``settings_fingerprint``, ``description``,
@@ -507,6 +512,17 @@ class SqliteStateStore(StateStore):
 
     def delete(self, url: str) -> None:
         self._write("DELETE FROM pages WHERE url = ?", (url,))
+
+    def urls(self, website: str | None = None) -> set[str]:
+        # one column, no JSON: a run's start-up reads every known URL once
+        sql = "SELECT url FROM pages"
+        params: tuple[str, ...] = ()
+        if website is not None:
+            sql, params = sql + " WHERE website = ?", (website,)
+        try:
+            return {row[0] for row in self._connection().execute(sql, params)}
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
 
     def iterate(self, website: str | None = None) -> Iterator[PageState]:
         after: str | None = None

@@ -143,7 +143,7 @@ class IncrementalState:
         urls = self._known.get(website)
         if urls is None:
             try:
-                urls = {state.url for state in self.store.iterate(website)}
+                urls = self.store.urls(website)
             except StateStoreError as exc:
                 self._fail(exc)
                 return set()
