@@ -220,6 +220,8 @@ def command_of(variant: str, root: str, work: Path, cfg: Path) -> tuple[list[str
         ]  # fmt: skip
         if "-ci" in variant:
             command += ["-s", f"CONCURRENT_ITEMS={variant.rpartition('-ci')[2]}"]
+        if variant.startswith("webmd-p"):  # webmd-pN: extraction in N worker processes
+            command += ["-s", f"WEBMD_EXTRACT_PROCESSES={variant.removeprefix('webmd-p')}"]
         return command, feed
     if variant == "scrapy-trafilatura":
         return [
@@ -358,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     variants = [v for v in args.variants.split(",") if v]
     for variant in variants:
         if variant not in ALL_VARIANTS and not variant.startswith(
-            ("bare-ci", "webmd-ci", "webmd-noextract")
+            ("bare-ci", "webmd-ci", "webmd-noextract", "webmd-p")
         ):
             parser.error(f"unknown variant {variant!r}; known: {', '.join(ALL_VARIANTS)}")
     ensure_docs(sites)

@@ -324,3 +324,25 @@ async def test_extraction_options_reach_the_rows(links_site: SiteServer, tmp_pat
     assert row["truncated"] is True and len(row["markdown"]) <= 200
     assert row["html"] and row["html"].lstrip().startswith("<")
     assert "](" not in row["markdown"]
+
+
+@deferred_f_from_coro_f
+async def test_extraction_in_worker_processes_gives_the_same_rows(
+    basic_site: SiteServer, tmp_path: Path
+) -> None:
+    here = await crawl(tmp_path / "here", start=basic_site.url("/"))
+    pooled = await crawl(
+        tmp_path / "pool", {"WEBMD_EXTRACT_PROCESSES": 1}, start=basic_site.url("/")
+    )
+
+    def pages(rows: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+        # keyed by final URL: which of two URLs of one page (a redirect and a direct
+        # link) is written first depends on timing, in both modes
+        return {
+            r["final_url"]: (r["markdown"], r["text"], r["title"], r["content_hash"])
+            for r in rows
+            if r["row_type"] == "page"
+        }
+
+    assert pages(pooled) == pages(here) and len(pages(here)) >= 5
+    assert len(pooled) == len(here)

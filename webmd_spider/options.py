@@ -64,6 +64,7 @@ class JobOptions:
     out_dir: str = ""  # write one .md file per page under this folder
     out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
     redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
+    extract_processes: int = 0  # convert pages in this many worker processes (0: in the crawl)
 
 
 #: (minimum, maximum) for numeric options; None = unbounded on that side.
@@ -81,6 +82,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "chunk_overlap": (0, 5_000),
     "chunk_overlap_tokens": (0, 1_250),
     "progress_secs": (0, None),
+    "extract_processes": (0, 64),
 }
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -123,6 +123,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._claim_numbers = itertools.count()
         self._claimed: dict[str, str] = {}
         self._orphans_checked = False
+        self._extract_pool: Any = None  # a ProcessPoolExecutor with extract_processes > 0
         #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
         self.fleet: Any = None
         self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
@@ -220,6 +221,14 @@ class SiteSpider(SitemapDiscovery, Spider):
             path = _default_feed_path(opts.output_dir, self._inputs)
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
             logger.info("No feed given (-O FILE); writing rows to %s", path)
+        if opts.extract_processes:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            # forkserver: the crawl process runs threads (DNS, the reactor's pool); a
+            # fork of it could inherit a held lock
+            context = multiprocessing.get_context("forkserver")
+            self._extract_pool = ProcessPoolExecutor(opts.extract_processes, mp_context=context)
         # last: it takes the state's lock, which only spider_closed releases
         self.incremental = IncrementalState.open(
             opts,
@@ -704,21 +713,55 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.ledger.reject(url, "robots", site.website)
         return False
 
-    def parse_page(self, response: Response) -> Iterator[Any]:
-        """A page answered: write its row and follow its links."""
-        if self.fleet is None:
-            yield from self._parse_page(response)
-            return
+    async def parse_page(self, response: Response) -> AsyncIterator[Any]:
+        """A page answered: write its row and follow its links. With extraction
+        processes, the page is converted in one of them first (off Scrapy's thread);
+        every decision about the page is still taken here, after that."""
+        doc = None
+        if self._extract_pool is not None and self._needs_extraction(response):
+            doc = await self._extract_elsewhere(response)
         wrote = False
         try:
-            for output in self._parse_page(response):
+            for output in self._parse_page(response, doc):
                 wrote = wrote or isinstance(output, Row)
                 yield output
         finally:
-            if not wrote:  # a page with a row is finished when its row is in the feed
+            if self.fleet is not None and not wrote:
+                # a page with a row is finished when its row is in the feed
                 self.fleet.finished(canonicalize(response.meta["webmd_url"]))
 
-    def _parse_page(self, response: Response) -> Iterator[Any]:
+    def _needs_extraction(self, response: Response) -> bool:
+        """The cheap checks of ``_parse_page`` that come before extraction."""
+        meta = response.meta
+        if meta.get("webmd_refused") or response.status == 304:
+            return False
+        site = self.ledger.sites.get(meta.get("webmd_site", ""))
+        if site is None or site.stop_reason in ("page_budget", "crawl_delay", "blocked"):
+            return False
+        problem = classify_response(response.status, _content_type(response), response.body)
+        return problem is None and canonicalize(response.url) not in site.emitted
+
+    async def _extract_elsewhere(self, response: Response) -> Any:
+        """``extract()`` in the process pool; None (extract here) if the pool failed."""
+        import asyncio
+
+        pool = self._extract_pool
+        assert pool is not None
+        try:
+            future = pool.submit(
+                extract,
+                response.body,
+                response.url,
+                encoding=_charset(response),
+                options=self.extract_options,
+            )
+            return await asyncio.wrap_future(future)
+        except Exception as exc:  # a broken pool must not lose the page
+            logger.warning("extraction process failed (%s); extracting in the crawl process", exc)
+            self._extract_pool = None
+            return None
+
+    def _parse_page(self, response: Response, doc: Any = None) -> Iterator[Any]:
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
         common = self._row_context(site, meta)
@@ -756,9 +799,13 @@ class SiteSpider(SitemapDiscovery, Spider):
             )
             self._finished_without_row(key)
             return
-        doc = extract(
-            response.body, response.url, encoding=_charset(response), options=self.extract_options
-        )
+        if doc is None:
+            doc = extract(
+                response.body,
+                response.url,
+                encoding=_charset(response),
+                options=self.extract_options,
+            )
         self.crawler.stats.inc_value("webmd/extractions")
         headers = response.headers.getlist(b"X-Robots-Tag")
         x_robots = "\n".join(h.decode("latin-1") for h in headers) or None
@@ -1167,6 +1214,9 @@ class SiteSpider(SitemapDiscovery, Spider):
             if timer is not None and timer.active():
                 timer.cancel()
         self.incremental.close()
+        if self._extract_pool is not None:
+            self._extract_pool.shutdown(wait=False, cancel_futures=True)
+            self._extract_pool = None
         if self._heartbeat is not None and self._heartbeat.running:
             self._heartbeat.stop()
         if reason == "shutdown" and self.ledger.stop_reason is None:
