@@ -71,6 +71,21 @@ def scrapy_crawl(
     )
 
 
+def prose_page(title: str, *links: str) -> str:
+    """A small HTML page with enough prose to be a page row, linking ``links``."""
+    prose = " ".join(f"{title} holds sentence number {i} of its own text." for i in range(8))
+    anchors = "".join(f'<li><a href="{link}">{link}</a></li>' for link in links)
+    return (
+        f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>"
+        f"<p>{prose}</p><ul>{anchors}</ul></main></body></html>"
+    )
+
+
+def page_urls(rows: list[dict[str, Any]]) -> list[str]:
+    """The ``url`` of every page row, in feed order."""
+    return [r["url"] for r in rows if r["row_type"] == "page"]
+
+
 def by_type(rows: list[dict[str, Any]], row_type: str) -> list[dict[str, Any]]:
     """Rows of one row_type."""
     return [r for r in rows if r["row_type"] == row_type]

@@ -21,7 +21,7 @@ import pytest
 
 from webmd_spider.demo.server import SiteServer
 
-from .crawling import REPO
+from .crawling import REPO, page_urls, prose_page, read_rows
 from .redis_server import RedisServer
 
 SECTIONS, LEAVES = 20, 14  # 1 + 20 + 280 = 301 pages
@@ -32,27 +32,18 @@ COMMON = [
 ]
 
 
-def _page(title: str, *links: str) -> str:
-    prose = " ".join(f"{title} has sentence {i} of text that is its own." for i in range(8))
-    anchors = "".join(f'<li><a href="{link}">{link}</a></li>' for link in links)
-    return (
-        f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>"
-        f"<p>{prose}</p><ul>{anchors}</ul></main></body></html>"
-    )
-
-
 @pytest.fixture(scope="module")
 def big_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteServer]:
     root = tmp_path_factory.mktemp("fleet-site")
     sections = [f"/s{i}/" for i in range(SECTIONS)]
-    (root / "index.html").write_text(_page("Home", *sections))
+    (root / "index.html").write_text(prose_page("Home", *sections))
     for i in range(SECTIONS):
         folder = root / f"s{i}"
         folder.mkdir()
         leaves = [f"/s{i}/p{j}.html" for j in range(LEAVES)]
-        (folder / "index.html").write_text(_page(f"Section {i}", "/", *leaves))
+        (folder / "index.html").write_text(prose_page(f"Section {i}", "/", *leaves))
         for j in range(LEAVES):
-            (folder / f"p{j}.html").write_text(_page(f"Page {i}.{j}", f"/s{i}/"))
+            (folder / f"p{j}.html").write_text(prose_page(f"Page {i}.{j}", f"/s{i}/"))
     with SiteServer(root) as server:
         yield server
 
@@ -83,15 +74,8 @@ def worker(server: SiteServer, feed: Path, *extra: str) -> subprocess.Popen[str]
 
 
 def rows_of(*feeds: Path) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for feed in feeds:
-        if feed.exists():
-            rows += [json.loads(line) for line in feed.read_text("utf-8").splitlines()]
-    return rows
-
-
-def page_urls(rows: list[dict[str, Any]]) -> list[str]:
-    return [r["url"] for r in rows if r["row_type"] == "page"]
+    """The rows of every feed that exists (a worker may not have written one yet)."""
+    return [row for feed in feeds if feed.exists() for row in read_rows(feed)]
 
 
 def finish(processes: list[subprocess.Popen[str]], timeout: float = 150) -> list[str]:

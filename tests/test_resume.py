@@ -20,7 +20,7 @@ import pytest
 
 from webmd_spider.demo.server import SiteServer
 
-from .crawling import REPO, scrapy_crawl
+from .crawling import REPO, page_urls, prose_page, read_rows, scrapy_crawl
 
 SECTIONS = 30
 LEAVES_PER_SECTION = 2
@@ -32,28 +32,19 @@ ARGS = [
 ]
 
 
-def _page(title: str, *links: str) -> str:
-    prose = " ".join(f"{title} holds sentence number {i} of its own text." for i in range(8))
-    anchors = "".join(f'<li><a href="{link}">{link}</a></li>' for link in links)
-    return (
-        f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>"
-        f"<p>{prose}</p><ul>{anchors}</ul></main></body></html>"
-    )
-
-
 @pytest.fixture
 def slow_site(tmp_path: Path) -> Any:
     root = tmp_path / "site"
     root.mkdir()
     routes: dict[str, Any] = {}
     sections = [f"/s{i}.html" for i in range(SECTIONS)]
-    (root / "index.html").write_text(_page("Home", *sections))
+    (root / "index.html").write_text(prose_page("Home", *sections))
     for i in range(SECTIONS):
         leaves = [f"/s{i}/leaf{j}.html" for j in range(LEAVES_PER_SECTION)]
-        (root / f"s{i}.html").write_text(_page(f"Section {i}", *leaves))
+        (root / f"s{i}.html").write_text(prose_page(f"Section {i}", *leaves))
         (root / f"s{i}").mkdir()
         for j, leaf in enumerate(leaves):
-            (root / f"s{i}" / f"leaf{j}.html").write_text(_page(f"Leaf {i}-{j}"))
+            (root / f"s{i}" / f"leaf{j}.html").write_text(prose_page(f"Leaf {i}-{j}"))
             routes[leaf] = {"file": leaf, "delay": PAGE_DELAY}
         routes[f"/s{i}.html"] = {"file": f"s{i}.html", "delay": PAGE_DELAY}
     (root / "_routes.json").write_text(json.dumps(routes))
@@ -90,15 +81,6 @@ def wait_for_rows(feed: Path, count: int, process: subprocess.Popen[str]) -> Non
     raise AssertionError(f"no {count} rows in {feed} after 60 s")
 
 
-def rows_of(feed: Path) -> list[dict[str, Any]]:
-    """Every line must be a whole JSON row: a killed run leaves no torn line."""
-    return [json.loads(line) for line in feed.read_text("utf-8").splitlines()]
-
-
-def page_urls(rows: list[dict[str, Any]]) -> list[str]:
-    return [r["url"] for r in rows if r["row_type"] == "page"]
-
-
 def fetched(server: SiteServer, since: int = 0, until: int | None = None) -> Counter[str]:
     return Counter(
         server.base_url + r.path
@@ -114,7 +96,7 @@ def test_kill_9_mid_crawl_then_resume(slow_site: SiteServer, tmp_path: Path) -> 
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     time.sleep(0.3)  # requests in flight at the kill reach the server's log
-    rows1 = rows_of(first)
+    rows1 = read_rows(first)
     run1_fetches = fetched(slow_site)
     split = len(slow_site.requests)
     assert 20 <= len(page_urls(rows1)) < len(all_pages(slow_site))
@@ -123,7 +105,7 @@ def test_kill_9_mid_crawl_then_resume(slow_site: SiteServer, tmp_path: Path) -> 
                         "-o", str(second), *ARGS)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Resuming from" in done.stderr
-    rows2 = rows_of(second)
+    rows2 = read_rows(second)
 
     union = Counter(page_urls(rows1) + page_urls(rows2))
     assert set(union) == all_pages(slow_site)
@@ -141,14 +123,14 @@ def test_ctrl_c_then_resume_into_the_same_feed(slow_site: SiteServer, tmp_path: 
     process.send_signal(signal.SIGINT)  # once: Scrapy's graceful stop
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, stderr[-3000:]
-    first_rows = len(page_urls(rows_of(feed)))
+    first_rows = len(page_urls(read_rows(feed)))
     assert first_rows < len(all_pages(slow_site))
     split = len(slow_site.requests)
 
     done = scrapy_crawl("-a", f"start={slow_site.url('/')}", "-s", f"JOBDIR={jobdir}",
                         "-o", str(feed), *ARGS)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    pages = Counter(page_urls(rows_of(feed)))
+    pages = Counter(page_urls(read_rows(feed)))
     assert set(pages) == all_pages(slow_site)
     assert max(pages.values()) == 1, [u for u, n in pages.items() if n > 1]
     # a graceful stop lets the downloads in flight finish: no page is fetched twice

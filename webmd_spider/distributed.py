@@ -229,19 +229,24 @@ class Fleet:
         raw = self.redis.hget(self.key("pages"), website)
         return int(raw) if raw else 0
 
-    def count_row(self, website: str, fields: dict[str, float]) -> None:
+    def count_row(
+        self,
+        website: str | None,
+        fields: dict[str, float],
+        row_type: str | None = None,
+        error_type: str | None = None,
+    ) -> None:
+        """Add ``fields`` to ``website``'s counters and, for a row, count it crawl-wide
+        (the run summary the last worker writes): one round trip per row."""
         pipe = self.redis.pipeline()
-        for name, value in fields.items():
+        site_key = self.key("site", website) if website else ""
+        for name, value in fields.items() if site_key else ():
             if isinstance(value, int):
-                pipe.hincrby(self.key("site", website), name, value)
+                pipe.hincrby(site_key, name, value)
             else:
-                pipe.hincrbyfloat(self.key("site", website), name, value)
-        pipe.execute()
-
-    def count_crawl_row(self, row_type: str, error_type: str | None) -> None:
-        """Crawl-wide row counts, for the run summary the last worker writes."""
-        pipe = self.redis.pipeline()
-        pipe.hincrby(self.key("rows"), row_type, 1)
+                pipe.hincrbyfloat(site_key, name, value)
+        if row_type:
+            pipe.hincrby(self.key("rows"), row_type, 1)
         if error_type:
             pipe.hincrby(self.key("errors"), error_type, 1)
         pipe.execute()

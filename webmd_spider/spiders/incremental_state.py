@@ -44,14 +44,10 @@ class IncrementalState:
         self,
         store: StateStore | None = None,
         fingerprint: str = "",
-        revalidate: bool = False,
         ledger: RunLedger | None = None,
     ) -> None:
         self.store = store
         self.fingerprint = fingerprint
-        #: False when the stored hashes were made with other settings: no conditional
-        #: requests (every page must be converted again)
-        self.revalidate = revalidate
         self.ledger = ledger
         self.name = store.job if store is not None else ""
         #: incremental was asked for (rows then always carry a ``change``)
@@ -81,14 +77,9 @@ class IncrementalState:
         """
         if not options.incremental:
             return cls()
-        scope = {
-            "include": options.include_patterns,
-            "exclude": options.exclude_patterns,
-            "max_depth": options.max_depth,
-            "crawl_links": options.crawl_links,
-        }
         try:
-            name = validate_job_name(options.state) if options.state else job_key(inputs, scope)
+            name = state_name(options, inputs)
+            validate_job_name(name)
         except ValueError as exc:
             raise OptionsError(f"state: {exc}") from None
         fingerprint = settings_fingerprint(asdict(extract_options))
@@ -109,11 +100,11 @@ class IncrementalState:
             inert = cls(ledger=ledger)
             inert.requested = True
             return inert
-        state = cls(store, fingerprint, revalidate=True, ledger=ledger)
+        state = cls(store, fingerprint, ledger=ledger)
         try:
             stored = store.get_meta(FINGERPRINT_KEY)
             if stored and stored != fingerprint:
-                state.revalidate = False
+                # each page's own fingerprint then keeps validators off (site.py)
                 _warn(
                     ledger,
                     f"state {name!r} was written with other extraction settings or another "
@@ -217,6 +208,19 @@ class IncrementalState:
             store.close()
         except StateStoreError as exc:
             _warn(self.ledger, f"incremental state could not be saved: {exc}")
+
+
+def state_name(options: JobOptions, inputs: Sequence[str]) -> str:
+    """The name of a job's state and of its distributed crawl: ``-a state=NAME``, else
+    derived from the start URLs and the scope options (the same inputs and scope find the
+    same state again)."""
+    scope = {
+        "include": options.include_patterns,
+        "exclude": options.exclude_patterns,
+        "max_depth": options.max_depth,
+        "crawl_links": options.crawl_links,
+    }
+    return options.state or job_key(inputs, scope)
 
 
 def _warn(ledger: RunLedger | None, message: str) -> None:

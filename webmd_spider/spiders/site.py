@@ -55,7 +55,11 @@ from webmd_spider.page_rows import (
 from webmd_spider.politeness import delay_and_jitter, parse_host_delay
 from webmd_spider.robots import RobotsRules
 from webmd_spider.spiders.failures import classify_failure
-from webmd_spider.spiders.incremental_state import IncrementalState, validators_of
+from webmd_spider.spiders.incremental_state import (
+    IncrementalState,
+    state_name,
+    validators_of,
+)
 from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
 from webmd_spider.state_store import PageState
 from webmd_spider.traps import TrapDetector, TrapPolicy
@@ -231,16 +235,17 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._extract_pool = ProcessPoolExecutor(opts.extract_processes, mp_context=context)
         # last: it takes the state's lock, which only spider_closed releases
         self.incremental = IncrementalState.open(
-            opts,
-            [i.url for i in self._inputs if i.url and i.kind != "invalid"],
-            self.extract_options,
-            self.ledger,
+            opts, self._input_urls(), self.extract_options, self.ledger
         )
         manifest = Path(opts.out_dir) / ".webmd" / "manifest.json"
         if opts.out_dir and self.incremental.enabled and not manifest.exists():
             # a folder tree added to an existing incremental job: unchanged pages must
             # still be fetched whole and written once
             self.incremental.fill_tree = True
+
+    def _input_urls(self) -> list[str]:
+        """The usable start URLs (what names this job's state and distributed crawl)."""
+        return [i.url for i in self._inputs if i.url and i.kind != "invalid"]
 
     def _configure_fleet(self, settings: Any, opts: JobOptions) -> None:
         """WEBMD_REDIS_URL: join a distributed crawl (see ``webmd_spider.distributed``)."""
@@ -250,16 +255,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             raise OptionsError(
                 f"redis_url needs scrapy-redis: pip install 'webmd-spider[distributed]' ({exc})"
             ) from None
-        from webmd_spider.state_store import job_key
-
-        scope = {
-            "include": opts.include_patterns,
-            "exclude": opts.exclude_patterns,
-            "max_depth": opts.max_depth,
-            "crawl_links": opts.crawl_links,
-        }
-        inputs = [i.url for i in self._inputs if i.url and i.kind != "invalid"]
-        name = opts.state or job_key(inputs, scope)
+        name = state_name(opts, self._input_urls())
         try:
             self.fleet = distributed.Fleet(opts.redis_url, name)
         except Exception as exc:  # redis-py raises its own ConnectionError family
@@ -547,32 +543,21 @@ class SiteSpider(SitemapDiscovery, Spider):
                 self.ledger.reject(url, reason, site.website)
                 return
         if not self._robots_allows(site, url):
-            if known:
-                # now disallowed: a tombstone, and the page leaves the state
-                self.incremental.forget(canonical, site.website)
+            if known or typed:
                 row = diagnostic_row(
                     "blocked",
-                    "robots.txt now disallows this URL for our user agent",
+                    f"robots.txt {'now ' if known else ''}disallows this URL for our user agent",
                     input=site.input,
                     website=site.website,
                     url=url,
                     depth=depth,
-                    discovered_via="state",
+                    discovered_via="state" if known else via,
                 )
-                row.change = REMOVED
+                if known:
+                    # now disallowed: a tombstone, and the page leaves the state
+                    self.incremental.forget(canonical, site.website)
+                    row.change = REMOVED
                 yield self._row(row)
-            elif typed:
-                yield self._row(
-                    diagnostic_row(
-                        "blocked",
-                        "robots.txt disallows this URL for our user agent",
-                        input=site.input,
-                        website=site.website,
-                        url=url,
-                        depth=depth,
-                        discovered_via=via,
-                    )
-                )
             return
         stopped = self.ledger.stop_reason or site.stop_reason
         if stopped:
@@ -975,19 +960,16 @@ class SiteSpider(SitemapDiscovery, Spider):
     def _row(self, row: Row) -> Row:
         self.ledger.record_row(row)
         if self.fleet is not None:
-            self.fleet.count_crawl_row(row.row_type, row.error_type)
-        if self.fleet is not None and row.website:
+            fields: dict[str, float] = {}
             if row.row_type == "page":
-                self.fleet.count_row(
-                    row.website,
-                    {
-                        "total_words": row.word_count or 0,
-                        "total_tokens": row.token_estimate or 0,
-                        "boilerplate_sum": float(row.boilerplate_ratio or 0.0),
-                    },
-                )
+                fields = {
+                    "total_words": row.word_count or 0,
+                    "total_tokens": row.token_estimate or 0,
+                    "boilerplate_sum": float(row.boilerplate_ratio or 0.0),
+                }
             elif row.row_type == "diagnostic":
-                self.fleet.count_row(row.website, {"failures": 1})
+                fields = {"failures": 1}
+            self.fleet.count_row(row.website, fields, row.row_type, row.error_type)
         return row
 
     def _on_dropped(self, request: Request, spider: Spider) -> None:
