@@ -131,6 +131,8 @@ def class_words(element: Element) -> set[str]:
     return {w.lower() for part in _NAME_SPLIT.split(raw) for w in _CAMEL.split(part) if w}
 
 
+_COOKIE_HINT = re.compile("|".join(re.escape(h) for h in v.COOKIE_TEXT_HINTS))
+_STRING = etree.XPath("string()")
 _COOKIE_TEXTS = etree.XPath(
     "descendant::text()[" + " or ".join(f"contains(., '{h}')" for h in v.COOKIE_TEXT_HINTS) + "]"
 )
@@ -429,6 +431,10 @@ class Cleaner:
     # -- text-recognised chrome -------------------------------------------------
 
     def _remove_cookie_notices(self) -> None:
+        # one C-level read of the root's text first: most pages have no hint at all,
+        # and the per-text-node XPath below costs far more than this
+        if _COOKIE_HINT.search(str(_STRING(self.root))) is None:
+            return
         texts: list[Any] = _COOKIE_TEXTS(self.root)  # type: ignore[assignment]
         for text in texts:
             holder = text.getparent()
@@ -606,7 +612,8 @@ class Cleaner:
             return False
         if element.tag in v.HEADING_TAGS:
             return False
-        names = " ".join(element.get(attr) or "" for attr in ("class", "id", "itemprop", "rel"))
+        get = element.get
+        names = f"{get('class') or ''} {get('id') or ''} {get('itemprop') or ''} {get('rel') or ''}"
         return bool(names.strip()) and _is_byline_name(names) and not element.xpath(_ANY_HEADING)
 
 

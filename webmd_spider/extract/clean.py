@@ -39,19 +39,38 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     hidden and labelled via `TAB_LABEL_ATTR`. A form holding most of the page
     (ASP.NET) or its ``<h1>`` is unwrapped; other forms go.
     """
-    _remove_comments(root)
+    never = v.NEVER_CONTENT_TAGS if keep_frames else v.NEVER_CONTENT_TAGS | v.FRAME_TAGS
+    # One walk of the tree gathers what every step below removes (each walk of a page
+    # costs as much as a step). An element that an earlier step already dropped along
+    # with an ancestor stays in that detached subtree, where acting on it changes nothing.
+    nodes: list[Any] = []
+    dropped: list[lxml.html.HtmlElement] = []
+    controls: list[lxml.html.HtmlElement] = []
+    forms: list[lxml.html.HtmlElement] = []
+    for node in root.iter(
+        etree.Comment, etree.ProcessingInstruction, *never, *v.FORM_CONTROL_TAGS, "form"
+    ):
+        tag = node.tag
+        if node is root:
+            continue
+        if not isinstance(tag, str):
+            nodes.append(node)
+        elif tag in never:
+            dropped.append(node)
+        elif tag == "form":
+            forms.append(node)
+        else:
+            controls.append(node)
+    _remove_comments(nodes)
     hidden = [e for e in _hidden_elements(root) if e is not root]
     panels = [e for e in hidden if is_tab_panel(e)]
     labelled = _label_tab_panels(root, panels) if panels else False
     _drop_all(e for e in hidden if not is_tab_panel(e))
-    tags = set(v.NEVER_CONTENT_TAGS)
-    if not keep_frames:
-        tags |= v.FRAME_TAGS
-    _drop_all(e for e in root.iter(*tags) if e is not root)
+    _drop_all(dropped)
     if labelled:
         _drop_all(e for e in root.iter() if e.get("role") == "tablist" and e is not root)
-    _remove_controls(root)
-    _remove_small_forms(root)
+    _remove_controls(controls)
+    _remove_small_forms(root, forms)
 
 
 def visible_chars(element: lxml.html.HtmlElement) -> int:
@@ -66,9 +85,9 @@ def _drop_all(elements: Iterable[lxml.html.HtmlElement]) -> None:
             element.drop_tree()
 
 
-def _remove_comments(root: lxml.html.HtmlElement) -> None:
+def _remove_comments(nodes: list[Any]) -> None:
     """Comments and processing instructions, keeping the text after them."""
-    for node in list(root.iter(etree.Comment, etree.ProcessingInstruction)):
+    for node in nodes:
         parent = node.getparent()
         if parent is None:
             continue
@@ -198,10 +217,10 @@ def _tab_label(
     return None
 
 
-def _remove_controls(root: lxml.html.HtmlElement) -> None:
+def _remove_controls(controls: list[lxml.html.HtmlElement]) -> None:
     """Form controls go; one inside a heading or <summary> leaves its words behind."""
-    for element in list(root.iter(*v.FORM_CONTROL_TAGS)):
-        if element is root or element.getparent() is None:
+    for element in controls:
+        if element.getparent() is None:
             continue
         parent = element.getparent()
         if parent is not None and parent.tag in v.CONTROL_KEEP_TEXT_PARENTS:
@@ -210,9 +229,8 @@ def _remove_controls(root: lxml.html.HtmlElement) -> None:
             element.drop_tree()
 
 
-def _remove_small_forms(root: lxml.html.HtmlElement) -> None:
+def _remove_small_forms(root: lxml.html.HtmlElement, forms: list[lxml.html.HtmlElement]) -> None:
     """Forms with little text go; one holding much of the page is unwrapped."""
-    forms = [f for f in root.iter("form") if f is not root]
     if not forms:
         return
     body = root.find("body")

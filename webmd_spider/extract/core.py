@@ -18,7 +18,7 @@ from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
 from webmd_spider.extract.document import Document, ExtractOptions
 from webmd_spider.extract.languages import guess_language
 from webmd_spider.extract.markdown import render
-from webmd_spider.extract.metadata import apply_metadata, effective_base
+from webmd_spider.extract.metadata import apply_metadata, effective_base, page_tags
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.root import select_content
 from webmd_spider.urls import site_key
@@ -52,8 +52,9 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     if root is None:
         return Document(error="empty or unparseable document")
     doc = Document()
-    base = effective_base(root, url)
-    apply_metadata(doc, root, base)
+    tags = page_tags(root)
+    base = effective_base(tags, url)
+    apply_metadata(doc, root, tags, base)
     remove_never_content(root, keep_frames=opts.keep_frames)
     selection = select_content(root)
     rendered = render(

@@ -7,6 +7,7 @@ All regular expressions are compiled once, here.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -204,6 +205,11 @@ def tidy_code(raw: str) -> str:
 _NOT_LINKS = ("javascript:", "vbscript:", "data:", "about:")
 
 
+#: ``urljoin`` memoised: a page resolves each link twice (its followable links, then
+#: the Markdown) and repeats navigation links; urllib's parse is the costly part.
+join_url = lru_cache(maxsize=4096)(urljoin)
+
+
 def resolve(base: str, href: str | None) -> str | None:
     """`href` made absolute against `base`, or None when it is empty, a script,
     a data: URI, or something urllib cannot parse. Never raises."""
@@ -225,7 +231,7 @@ def resolve(base: str, href: str | None) -> str | None:
     if head.startswith(_NOT_LINKS):
         return None
     try:
-        return urljoin(base, href) if base else href
+        return join_url(base, href) if base else href
     except ValueError:
         return None
 

@@ -8,6 +8,7 @@ apart and say nothing when unsure; a page's own declaration always wins.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 #: Frequent short function words; they make up a large share of any running text.
 STOPWORDS: dict[str, frozenset[str]] = {
@@ -159,11 +160,13 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def guess_language(text: str) -> str | None:
     """An ISO 639-1 code for ``text``, or None when the text is short or ambiguous."""
-    words = [w.lower() for w in _WORD.findall(text[:SAMPLE_CHARS])]
-    if not words:
+    counts = Counter(w.lower() for w in _WORD.findall(text[:SAMPLE_CHARS]))
+    if not counts:
         return None
+    # a dozen stop words per language looked up in the sample's counts, rather than
+    # every word of the sample tested against every language
     scores = sorted(
-        ((sum(1 for w in words if w in stop), code) for code, stop in STOPWORDS.items()),
+        ((sum(counts[w] for w in stop if w in counts), code) for code, stop in STOPWORDS.items()),
         reverse=True,
     )
     (best, code), (second, _) = scores[0], scores[1]

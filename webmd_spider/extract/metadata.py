@@ -11,12 +11,13 @@ import json
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag
 
 import lxml.html
 from w3lib.html import strip_html5_whitespace
 
 from webmd_spider.extract.document import Document
+from webmd_spider.extract.inline import join_url
 
 # Wrappers some CMSs put around JSON-LD so old browsers ignore the script.
 _JSON_LD_WRAPPERS = re.compile(r"^\s*(?:<!--|//\s*<!\[CDATA\[)|(?:-->|//\s*\]\]>)\s*$")
@@ -37,24 +38,44 @@ def resolve(base: str, href: str | None) -> str | None:
     if not href:
         return None
     try:
-        return urljoin(base, href)
+        return join_url(base, href)
     except ValueError:  # e.g. "http://[broken" raises in urllib
         return None
 
 
-def effective_base(root: lxml.html.HtmlElement, url: str) -> str:
-    """The URL relative links resolve against: <base href> (itself resolved) or `url`."""
-    for base in root.iter("base"):
+#: The tags every page-level fact is read from.
+_FACT_TAGS = ("base", "meta", "script", "title", "h1", "a", "link", "time")
+
+Tags = dict[str, list[lxml.html.HtmlElement]]
+
+
+def page_tags(root: lxml.html.HtmlElement) -> Tags:
+    """The elements of every tag in ``_FACT_TAGS``, by tag, each list in document order.
+
+    One walk of the tree for all the page-level facts: each walk of a whole page costs
+    about as much as reading all of its <meta> tags does, and there were ten.
+    """
+    found: Tags = {tag: [] for tag in _FACT_TAGS}
+    for element in root.iter(*_FACT_TAGS):
+        found[element.tag].append(element)
+    return found
+
+
+def effective_base(tags: Tags, url: str) -> str:
+    """The URL relative links resolve against: <base href> (itself resolved) or `url`.
+
+    `tags` is `page_tags()` of the page."""
+    for base in tags["base"]:
         joined = resolve(url, base.get("href"))
         if joined:
             return joined
     return url
 
 
-def meta_values(root: lxml.html.HtmlElement) -> dict[str, list[str]]:
+def meta_values(tags: Tags) -> dict[str, list[str]]:
     """Map lower-cased meta name/property/http-equiv/itemprop to their contents, in order."""
     found: dict[str, list[str]] = {}
-    for meta in root.iter("meta"):
+    for meta in tags["meta"]:
         content = normalize_space(meta.get("content"))
         if content is None:
             continue
@@ -73,10 +94,10 @@ def _first(metas: dict[str, list[str]], *keys: str) -> str | None:
     return None
 
 
-def json_ld_objects(root: lxml.html.HtmlElement) -> list[Any]:
+def json_ld_objects(tags: Tags) -> list[Any]:
     """Decoded JSON-LD blocks of the page; blocks that do not decode are skipped."""
     objects: list[Any] = []
-    for script in root.iter("script"):
+    for script in tags["script"]:
         if (script.get("type") or "").strip().lower() != "application/ld+json":
             continue
         raw = _JSON_LD_WRAPPERS.sub("", script.text or "")
@@ -140,14 +161,16 @@ _TITLE_SEPARATORS = re.compile(
 )
 
 
-def page_title(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> str | None:
+def page_title(tags: Tags, metas: dict[str, list[str]]) -> str | None:
     """og:title, else <title> (not an SVG title) without its site-name part, else the
     first <h1>."""
     title = _first(metas, "og:title")
     if title:
         return title
-    h1 = next((t for t in (normalize_space(e.text_content()) for e in root.iter("h1")) if t), None)
-    for element in root.xpath("//title[not(ancestor::svg)]"):
+    h1 = next((t for t in (normalize_space(e.text_content()) for e in tags["h1"]) if t), None)
+    for element in tags["title"]:
+        if any(a.tag == "svg" for a in element.iterancestors()):
+            continue
         title = normalize_space(element.text_content())
         if title:
             return _strip_site_name(title, h1, _first(metas, "og:site_name", "application-name"))
@@ -180,10 +203,11 @@ def _strip_site_name(title: str, h1: str | None, site_name: str | None) -> str:
     return title
 
 
-def _rel_author(root: lxml.html.HtmlElement) -> str | None:
+def _rel_author(tags: Tags) -> str | None:
     """Text of the first <a rel="author">."""
-    for element in root.xpath("//a[@rel]"):
-        if "author" in element.get("rel", "").lower().split():
+    for element in tags["a"]:
+        rel = element.get("rel")
+        if rel and "author" in rel.lower().split():
             name = normalize_space(element.text_content())
             if name:
                 return name
@@ -205,32 +229,39 @@ def keywords(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> list[s
     return list(dict.fromkeys(w for w in words if w))
 
 
-def page_links(root: lxml.html.HtmlElement, base: str) -> list[str]:
+def page_links(tags: Tags, base: str) -> list[str]:
     """Every followable http(s) <a href> of the whole page: absolute, no fragment,
     deduped, in order. Navigation links are included (the crawler decides what to
     follow); links marked ``rel="nofollow"`` are not (the page asks not to follow them).
     """
     links: dict[str, None] = {}
-    for anchor in root.iter("a"):
+    for anchor in tags["a"]:
         rel = anchor.get("rel")
         if rel and "nofollow" in rel.lower().split():
             continue
         href = strip_html5_whitespace(anchor.get("href") or "")
-        if href.startswith("#"):  # in-page anchor, even when <base href> points elsewhere
+        if not href or href[0] == "#":  # in-page anchor, even when <base href> points elsewhere
             continue
-        url = resolve(base, href)
+        try:
+            url = join_url(base, href)
+        except ValueError:  # e.g. "http://[broken" raises in urllib
+            continue
         if url and url.split(":", 1)[0].lower() in ("http", "https"):
             links.setdefault(urldefrag(url)[0], None)
     return list(links)
 
 
-def canonical_url(root: lxml.html.HtmlElement, base: str) -> str | None:
-    """href of the first <link rel="canonical">, absolute."""
-    for link in root.iter("link"):
-        if "canonical" in (link.get("rel") or "").lower().split():
-            url = resolve(base, link.get("href"))
-            if url:
-                return url
+# XPath's translate(@rel, 'CANOIL', 'canoil'), which the canonical test always used
+_CANOIL = str.maketrans("CANOIL", "canoil")
+
+
+def canonical_href(tags: Tags) -> str | None:
+    """href of the first <link> with an href whose rel contains "canonical" (letters
+    of that word in any case)."""
+    for link in tags["link"]:
+        href = link.get("href")
+        if href is not None and "canonical" in (link.get("rel") or "").translate(_CANOIL):
+            return href
     return None
 
 
@@ -248,22 +279,23 @@ def robots(metas: dict[str, list[str]]) -> tuple[str | None, bool]:
     return meta_robots, bool(tokens & {"nofollow", "none"})
 
 
-def apply_metadata(doc: Document, root: lxml.html.HtmlElement, base: str) -> None:
+def apply_metadata(doc: Document, root: lxml.html.HtmlElement, tags: Tags, base: str) -> None:
     """Fill the page-level fields of `doc` from the whole tree.
 
-    `base` is the effective base URL (see `effective_base`). Missing facts stay None/empty.
+    `tags` is `page_tags(root)`, `base` the effective base URL (see `effective_base`).
+    Missing facts stay None/empty.
     """
-    metas = meta_values(root)
-    objects = json_ld_objects(root)
-    doc.title = page_title(root, metas)
+    metas = meta_values(tags)
+    objects = json_ld_objects(tags)
+    doc.title = page_title(tags, metas)
     doc.description = _first(metas, "description", "og:description", "twitter:description")
     doc.site_name = _first(metas, "og:site_name")
     doc.author = (
         _first(metas, "author", "article:author")
-        or _rel_author(root)
+        or _rel_author(tags)
         or json_ld_value(objects, "author")
     )
-    times = [normalize_space(t.get("datetime")) for t in root.iter("time")]
+    times = [normalize_space(t.get("datetime")) for t in tags["time"]]
     doc.published_at = (
         _first(metas, "article:published_time")
         or json_ld_value(objects, "datePublished")
@@ -273,12 +305,10 @@ def apply_metadata(doc: Document, root: lxml.html.HtmlElement, base: str) -> Non
         objects, "dateModified"
     )
     doc.language = page_language(root, metas)
-    canonical = root.xpath(
-        "//link[@href and contains(translate(@rel, 'CANOIL', 'canoil'), 'canonical')]"
-    )
-    doc.canonical = resolve(base, canonical[0].get("href")) if canonical else None
+    canonical = canonical_href(tags)
+    doc.canonical = resolve(base, canonical) if canonical is not None else None
     doc.image = resolve(base, _first(metas, "og:image", "og:image:url", "og:image:secure_url"))
     doc.keywords = keywords(root, metas)
     doc.json_ld_types = json_ld_types(objects)
-    doc.page_links = page_links(root, base)
+    doc.page_links = page_links(tags, base)
     doc.meta_robots, doc.nofollow = robots(metas)

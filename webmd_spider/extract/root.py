@@ -22,8 +22,11 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import cast
 
 import lxml.html
+from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.boilerplate import (
@@ -61,6 +64,16 @@ _CONTAINER_CLASSES, _CONTAINER_IDS, _CONTAINER_ITEMPROPS = _container_index()
 def _tier(value: str, index: dict[str, int]) -> int:
     """Best CONTENT_CONTAINERS tier of an attribute value's names, 99 if none."""
     return min((index.get(n, 99) for n in value.split()), default=99)
+
+
+@lru_cache(maxsize=8192)
+def _class_tier(value: str) -> int:
+    """`_tier` of a class attribute (the same few values repeat on every page of a site)."""
+    return _tier(value, _CONTAINER_CLASSES)
+
+
+_ROLE_MAIN = etree.XPath("descendant::*[@role='main']")
+_WITH_ITEMPROP = etree.XPath("descendant::*[@itemprop]")
 
 
 def select_content(root: lxml.html.HtmlElement, page_text_chars: int | None = None) -> Selection:
@@ -236,21 +249,21 @@ class _Finder:
         return biggest if self._accepted(biggest) else None
 
     def _main(self) -> Element | None:
-        mains = [*self.body.iter("main"), *self.body.xpath(".//*[@role='main']")]
+        mains = [*self.body.iter("main"), *cast(list[Element], _ROLE_MAIN(self.body))]
         return self._best(mains)
 
     def _container(self) -> Element | None:
         tiers: list[list[Element]] = [[] for _ in v.CONTENT_CONTAINERS]
-        ids, classes = _CONTAINER_IDS, _CONTAINER_CLASSES
+        ids = _CONTAINER_IDS
         for element in self.stats.elements:
             ident = element.get("id")
             tier = ids.get(ident, 99) if ident else 99
             cls = element.get("class")
             if cls:
-                tier = min(tier, _tier(cls, classes))
+                tier = min(tier, _class_tier(cls))
             if tier < 99:
                 tiers[tier].append(element)
-        for element in self.body.xpath(".//*[@itemprop]"):
+        for element in cast(list[Element], _WITH_ITEMPROP(self.body)):
             tier = _tier(element.get("itemprop") or "", _CONTAINER_ITEMPROPS)
             if tier < 99 and element not in tiers[tier]:
                 tiers[tier].append(element)

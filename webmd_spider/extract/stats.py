@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 import lxml.html
+from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
 
@@ -66,7 +67,7 @@ def measure(top: Element) -> TextStats:
     min_chars = v.PROSE_MIN_CHARS
     long_chars = v.PROSE_LONG_CHARS
     max_link = v.PROSE_MAX_LINK_SHARE
-    elements = [e for e in top.iter() if isinstance(e.tag, str)]
+    elements = list(top.iter(etree.Element))  # elements only, filtered in C
     result.elements = elements
     for element in reversed(elements):
         tag = element.tag
