@@ -642,7 +642,8 @@ class Renderer:
         box.content = True
 
     def _inline_code(self, el: etree._Element) -> None:
-        raw = str(_STRING(el))
+        # most code spans hold one text node: its string value without an XPath call
+        raw = (el.text or "") if not len(el) else str(_STRING(el))
         core = raw.strip()
         if not core:
             if raw:

@@ -74,7 +74,8 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc.tables = rendered.tables
     doc.extraction_method = selection.method
     doc.boilerplate_ratio = selection.boilerplate_ratio
-    doc.word_count = len(doc.text.split())
+    # the renderer counted the words of the whole text already when nothing was cut
+    doc.word_count = rendered.total_words if not doc.truncated else len(doc.text.split())
     doc.total_words = rendered.total_words
     doc.content_hash = rendered.content_hash
     doc.char_count = len(doc.markdown)

@@ -258,7 +258,9 @@ def caption_of(table: etree._Element) -> etree._Element | None:
 
 
 def _plain(element: etree._Element) -> str:
-    return " ".join(str(_STRING(element)).split())
+    # a cell with one text node (the common case) needs no XPath call
+    raw = (element.text or "") if not len(element) else str(_STRING(element))
+    return " ".join(raw.split())
 
 
 def extract_tables(region: etree._Element) -> list[dict[str, Any]]:
