@@ -21,8 +21,10 @@ checked against its polled ``VmHWM``):
   ``CONCURRENT_ITEMS=N``;
 * ``webmd`` / ``webmd-ciN``: ``scrapy crawl site -a start=ROOT -a chunk_tokens=512`` with
   :data:`WEBMD_FLAGS` (politeness floors off; everything else as shipped, including
-  ``CONCURRENT_ITEMS=16``, INFO logging and the JSONL feed ``-O``), or with
-  ``-s CONCURRENT_ITEMS=N``;
+  ``extract_processes=auto``, ``CONCURRENT_ITEMS=16``, INFO logging and the JSONL feed
+  ``-O``), or with ``-s CONCURRENT_ITEMS=N``;
+* ``webmd-pN`` / ``webmd-pN-ciM``: the same with ``-s WEBMD_EXTRACT_PROCESSES=N`` (``p0``:
+  every page extracted in the crawl process), and ``-s CONCURRENT_ITEMS=M``;
 * ``webmd-noextract`` / ``webmd-noextract-ciN``: the same crawl with the extraction
   replaced by a lookup of results computed before the run (``bench/stub_extract.py``):
   what the rest of the crawl costs (not in the default set);
@@ -41,6 +43,11 @@ checked against its polled ``VmHWM``):
 
 trafilatura is installed only in ``.bench-venv2`` (created here when missing, with the
 same Scrapy, Twisted and lxml versions as ``.venv``), never in the project.
+
+With extraction processes, "CPU ms/page" is the crawl process's own: the workers are
+children of multiprocessing's fork server, which the crawl process never waits for, so
+``wait4`` does not count them (that is the figure that limits the crawl once extraction
+runs elsewhere; pages the crawl process extracts itself are in it).
 
 Pages/s = HTML pages the server answered with 200 during the run / wall time of the
 subprocess (start-up included); "steady pages/s" = pages between the first and the last
@@ -93,7 +100,7 @@ WEBMD_FLAGS = [
 
 ALL_VARIANTS = [
     "bare-ci100", "bare-ci16", "bare-ci4",
-    "webmd-ci100", "webmd", "webmd-ci4",
+    "webmd-ci100", "webmd", "webmd-ci4", "webmd-p0",
     "scrapy-trafilatura", "trafilatura-cli",
 ]  # fmt: skip
 #: Precomputed extraction results of the ``webmd-noextract`` variants (bench/stub_extract.py)
@@ -218,10 +225,11 @@ def command_of(variant: str, root: str, work: Path, cfg: Path) -> tuple[list[str
             *launcher, "crawl", "site", "-a", f"start={root}",
             "-a", "chunk_tokens=512", *WEBMD_FLAGS, "-O", f"{feed}:jsonl",
         ]  # fmt: skip
-        if "-ci" in variant:
-            command += ["-s", f"CONCURRENT_ITEMS={variant.rpartition('-ci')[2]}"]
-        if variant.startswith("webmd-p"):  # webmd-pN: extraction in N worker processes
-            command += ["-s", f"WEBMD_EXTRACT_PROCESSES={variant.removeprefix('webmd-p')}"]
+        base, _, items = variant.partition("-ci")
+        if items:
+            command += ["-s", f"CONCURRENT_ITEMS={items}"]
+        if base.startswith("webmd-p"):  # webmd-pN[-ciM]: extraction in N worker processes
+            command += ["-s", f"WEBMD_EXTRACT_PROCESSES={base.removeprefix('webmd-p')}"]
         return command, feed
     if variant == "scrapy-trafilatura":
         return [

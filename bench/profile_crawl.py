@@ -3,6 +3,7 @@
     .venv/bin/python bench/profile_crawl.py                 # py-spy (from .bench-venv2) + cProfile
     .venv/bin/python bench/profile_crawl.py --no-cprofile   # py-spy only
     .venv/bin/python bench/profile_crawl.py --variant webmd-noextract --no-cprofile
+    .venv/bin/python bench/profile_crawl.py --variant webmd-p1 --no-cprofile   # the crawl process
 
 Serves the site like ``bench/crawl.py`` (SiteServer, TCP_NODELAY), runs the crawl of
 one of ``bench/crawl.py``'s variants (``--variant``, default ``webmd``: the full crawl)
@@ -14,6 +15,15 @@ one of ``bench/crawl.py``'s variants (``--variant``, default ``webmd``: the full
 * under ``python -m cProfile -o crawl.prof`` (deterministic; it inflates code made of
   many small calls, like the extraction), printing the functions with the largest
   cumulative and own time.
+
+With extraction processes (``webmd``, whose default is ``extract_processes=auto``, or
+``webmd-pN``), both profile the crawl process only (py-spy without ``--subprocesses``;
+cProfile runs in that process): that is the process whose CPU per page limits the
+crawl once extraction runs elsewhere. Pages it extracts itself (before the workers are
+ready, or when they fall behind) show up under "extraction". py-spy counts a thread
+that is runnable but waiting for a core as busy: on a loaded machine a system call that
+wakes another process (a socket send to the local server) looks expensive; the CPU
+figures of ``bench/crawl.py`` are the reference.
 
 py-spy is installed into ``.bench-venv2`` (``pip install py-spy``) when missing; without
 it only cProfile runs.
@@ -51,8 +61,12 @@ CATEGORIES = [
     ("idle (thread pool / select waits)", r"^(Condition\.wait|.*select \(selectors\.py)"),
     ("start-up: imports", r"_find_and_load"),
     ("extraction: webmd_spider.extract.extract()", r"^extract \(webmd_spider/extract/core\.py"),
+    ("extraction processes: jobs out, results in", r"webmd_spider/extract_pool\.py"),
     ("chunks: ChunkPipeline", r"webmd_spider/(pipelines/chunks|chunk)\.py"),
-    ("feed export: JSON encode + write", r"scrapy/(extensions/feedexport|exporters)\.py"),
+    (
+        "feed export: JSON encode + write",
+        r"(scrapy/(extensions/feedexport|exporters)|webmd_spider/exporters)\.py",
+    ),
     ("page row: build_page_row", r"build_page_row"),
     ("links: _follow_links/_schedule", r"(_follow_links|_schedule) \(webmd_spider"),
     ("sitemaps: parse_sitemap", r"parse_sitemap \(webmd_spider"),

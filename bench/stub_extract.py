@@ -8,7 +8,8 @@ served site folder, with the URLs the crawl will see (``ORIGIN`` + path), and pi
 the ``Document`` results. ``run`` loads them (its CPU is charged to the run: about 0.1 s
 for the PostgreSQL docs), replaces the ``extract`` name the ``site`` spider calls with a
 dictionary lookup by URL path (unknown paths still get the real extraction), and runs
-``scrapy`` with the remaining arguments. Everything else (Scrapy, our middlewares,
+``scrapy`` with the remaining arguments, adding ``-s WEBMD_EXTRACT_PROCESSES=0`` (the
+lookup exists in this process only). Everything else (Scrapy, our middlewares,
 page rows, links, chunks, the JSONL feed) runs as shipped, so ``bench/crawl.py``'s
 ``webmd-noextract`` variant shows how fast the crawl could go if extraction were free.
 """
@@ -60,6 +61,9 @@ def run(pickled: Path, scrapy_args: list[str]) -> None:
         return doc if doc is not None else real_extract(body, url, **kwargs)
 
     site_module.extract = lookup  # type: ignore[assignment]
+    if not any(a.startswith("WEBMD_EXTRACT_PROCESSES=") for a in scrapy_args):
+        # the lookup replaces extraction in this process only: no extraction processes
+        scrapy_args = [*scrapy_args, "-s", "WEBMD_EXTRACT_PROCESSES=0"]
     sys.argv = ["scrapy", *scrapy_args]
     runpy.run_module("scrapy", run_name="__main__", alter_sys=True)
 

@@ -330,7 +330,8 @@ async def test_extraction_options_reach_the_rows(links_site: SiteServer, tmp_pat
 async def test_extraction_in_worker_processes_gives_the_same_rows(
     basic_site: SiteServer, tmp_path: Path
 ) -> None:
-    here = await crawl(tmp_path / "here", start=basic_site.url("/"))
+    # (tests/test_extract_pool.py checks this with every page extracted in the worker)
+    here = await crawl(tmp_path / "here", {"WEBMD_EXTRACT_PROCESSES": 0}, start=basic_site.url("/"))
     pooled = await crawl(
         tmp_path / "pool", {"WEBMD_EXTRACT_PROCESSES": 1}, start=basic_site.url("/")
     )

@@ -10,8 +10,10 @@ from webmd_spider.extract.stats import ends_sentence
 
 # the characters the pattern cares about, mixed with ordinary text
 _ALPHABET = st.sampled_from(
-    list("ab .!?\"')]\n\t\u061f\u0964\u3002\uff01\uff1f\uff0c\u3001\u201d\u2019")
-    + ["\u3042", "\u4e00", "\uac00", "\u30ff", "\u9fff", "x"]
+    [
+        *"ab .!?\"')]\n\t\u061f\u0964\u3002\uff01\uff1f\uff0c\u3001\u201d\u2019",
+        *("\u3042", "\u4e00", "\uac00", "\u30ff", "\u9fff", "x"),
+    ]
 )
 
 

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from webmd_spider.options import (
+    EXTRACT_AUTO,
     OPTION_NAMES,
     JobOptions,
     OptionsError,
@@ -423,3 +424,19 @@ def test_job_file_bad_value_is_reported(tmp_path: Path) -> None:
     job = write_job(tmp_path, {"max_concurrency": 100})
     with pytest.raises(OptionsError, match=r"max_concurrency must be in the range 1\.\.64"):
         build_options({}, {"input": job})
+
+
+def test_extract_processes_is_auto_by_default_and_takes_a_number_or_auto() -> None:
+    assert build_options({}, {}).extract_processes == EXTRACT_AUTO
+    assert build_options({"WEBMD_EXTRACT_PROCESSES": "auto"}, {}).extract_processes == EXTRACT_AUTO
+    assert build_options({}, {"extract_processes": " AUTO "}).extract_processes == EXTRACT_AUTO
+    assert (
+        build_options(
+            {"WEBMD_EXTRACT_PROCESSES": "auto"}, {"extract_processes": "2"}
+        ).extract_processes
+        == 2
+    )
+    assert build_options({}, {"extract_processes": "0"}).extract_processes == 0
+    for bad in ("-1", "many", "65"):
+        with pytest.raises(OptionsError, match="extract_processes must be"):
+            build_options({}, {"extract_processes": bad})

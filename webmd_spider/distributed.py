@@ -17,8 +17,9 @@ state's name) and share, under ``webmd:crawl:<name>:``:
 * budgets: page rows per website are counted in Redis (``max_pages`` is per crawl) and
   the time budget runs from the crawl's first start;
 * liveness: each worker keeps a heartbeat key and lists the page requests it has taken
-  but not finished (``inflight:<worker>``); when a worker dies, another puts its
-  unfinished requests back in the queue;
+  but not finished (``inflight:<worker>``; a request is popped and recorded in one
+  Redis script, ``taking:<worker>``, so a kill between the two loses nothing); when a
+  worker dies, another puts its unfinished requests back in the queue;
 * the end: a worker that goes idle keeps waiting while the queue holds requests or
   another live worker is busy; the last one out writes the site rows (from counters
   kept in Redis) and clears the crawl's keys, so the next run starts afresh.
@@ -64,6 +65,17 @@ local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
 local at = math.max(nxt, now + tonumber(ARGV[1]))
 redis.call('SET', KEYS[1], string.format('%.6f', at), 'EX', 3600)
 return string.format('%.6f', at - now)
+"""
+
+#: Pop the first request of the shared queue (a PriorityQueue: a sorted set scored by
+#: -priority) and record it under the popping worker (KEYS[2]: data -> score) in the same
+#: step: {data, score}, or nil when the queue is empty.
+_POP = """
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #first == 0 then return nil end
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, 0)
+redis.call('HSET', KEYS[2], first[1], first[2])
+return first
 """
 
 #: Reserve the next send time of a website: returns how long the caller must wait.
@@ -114,6 +126,7 @@ class Fleet:
         self.redis.ping()
         self._gate = self.redis.register_script(_GATE)
         self._rest = self.redis.register_script(_REST)
+        self._pop = self.redis.register_script(_POP)
         self.seeder = False
         self.idle = False
 
@@ -156,11 +169,15 @@ class Fleet:
             if not self.redis.set(self.key("rescue", worker), self.worker, nx=True, ex=60):
                 continue
             entries = self.redis.hgetall(self.key("inflight", worker))
+            taking = self.redis.hgetall(self.key("taking", worker))
             pipe = self.redis.pipeline()
             for value in entries.values():
                 score, _, data = value.partition(b"|")
                 pipe.execute_command("ZADD", queue_key, float(score), data)
-            pipe.delete(self.key("inflight", worker))
+            for data, score in taking.items():  # popped, not yet recorded in flight
+                pipe.execute_command("ZADD", queue_key, float(score), data)
+            entries.update(taking)
+            pipe.delete(self.key("inflight", worker), self.key("taking", worker))
             pipe.srem(self.key("workers"), worker)
             pipe.execute()
             moved += len(entries)
@@ -183,14 +200,17 @@ class Fleet:
             alive = self.redis.exists(self.key("alive", worker))
             if alive and not self.redis.exists(self.key("idle", worker)):
                 return False
-            if not alive and self.redis.hlen(self.key("inflight", worker)):
+            if not alive and (
+                self.redis.hlen(self.key("inflight", worker))
+                or self.redis.hlen(self.key("taking", worker))
+            ):
                 return False
         return True
 
     def leave(self) -> bool:
         """Deregister; True when this worker is the last one (it writes the site rows)."""
         pipe = self.redis.pipeline()
-        pipe.delete(self.key("inflight", self.worker))
+        pipe.delete(self.key("inflight", self.worker), self.key("taking", self.worker))
         pipe.delete(self.key("alive", self.worker), self.key("idle", self.worker))
         pipe.srem(self.key("workers"), self.worker)
         pipe.execute()
@@ -210,8 +230,24 @@ class Fleet:
             self.redis.delete(*keys)
 
     # -- in-flight pages --------------------------------------------------------------
+    def pop(self, queue_key: str) -> tuple[bytes, float] | None:
+        """Take the first request of the shared queue: (encoded request, score), or None.
+
+        Atomic with recording it under this worker (``taking``), so that a worker killed
+        right after the pop cannot lose the request: a rescuer queues it again.
+        :meth:`take` then records it in flight under its page key."""
+        popped = self._pop(keys=[queue_key, self.key("taking", self.worker)])
+        if not popped:
+            return None
+        data, score = popped
+        return bytes(data), float(score)
+
     def take(self, key: str, score: float, data: bytes) -> None:
-        self.redis.hset(self.key("inflight", self.worker), key, f"{score}|".encode() + data)
+        """Record a popped request in flight under its page key (see :meth:`pop`)."""
+        pipe = self.redis.pipeline()  # MULTI: never in neither hash, nor in both
+        pipe.hset(self.key("inflight", self.worker), key, f"{score}|".encode() + data)
+        pipe.hdel(self.key("taking", self.worker), data)
+        pipe.execute()
 
     def finished(self, key: str) -> None:
         self.redis.hdel(self.key("inflight", self.worker), key)
@@ -314,15 +350,20 @@ class FleetScheduler(Scheduler):
         ready = getattr(self.spider, "fleet_ready", None)
         if ready is not None and not ready():
             return None  # robots.txt rules first: a page's links are checked against them
-        request: Request | None = super().next_request()
         fleet: Fleet | None = getattr(self.spider, "fleet", None)
-        if request is not None and fleet is not None:
-            fleet.idle = False
-            fleet.set_idle(False)
-            data = self.queue._encode_request(request)
-            fleet.take(
-                canonicalize(request.meta.get("webmd_url", request.url)), -request.priority, data
-            )
+        if fleet is None:
+            request: Request | None = super().next_request()
+            return request
+        popped = fleet.pop(self.queue.key)
+        if popped is None:
+            return None
+        data, score = popped
+        request = self.queue._decode_request(data)
+        if self.stats:
+            self.stats.inc_value("scheduler/dequeued/redis")
+        fleet.idle = False
+        fleet.set_idle(False)
+        fleet.take(canonicalize(request.meta.get("webmd_url", request.url)), score, data)
         return request
 
     def has_pending_requests(self) -> bool:

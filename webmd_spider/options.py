@@ -21,6 +21,10 @@ SETTING_PREFIX = "WEBMD_"
 MIN_MAX_CHARS = 200
 
 
+#: ``extract_processes`` "auto" (the spider picks the number from the usable cores).
+EXTRACT_AUTO = -1
+
+
 class OptionsError(ValueError):
     """An argument, setting or job file that cannot be used; the message says why."""
 
@@ -64,7 +68,9 @@ class JobOptions:
     out_dir: str = ""  # write one .md file per page under this folder
     out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
     redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
-    extract_processes: int = 0  # convert pages in this many worker processes (0: in the crawl)
+    #: convert pages in this many worker processes (0: in the crawl process);
+    #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
+    extract_processes: int = EXTRACT_AUTO
 
 
 #: (minimum, maximum) for numeric options; None = unbounded on that side.
@@ -124,6 +130,8 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
         bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
         word = "a whole number" if kind is int else "a number"
         bad = f"{name} must be {word} in the range {bounds}, got {value!r}"
+        if name == "extract_processes":
+            bad = f"{name} must be auto or {word} in the range {bounds}, got {value!r}"
         # JSON true/false and 10.5 for a whole number are mistakes, not 1/0 and 10.
         if isinstance(value, bool) or (
             kind is int and isinstance(value, float) and not value.is_integer()
@@ -206,11 +214,14 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         merged.update(job)
     merged.update({k: v for k, v in args.items() if k != "input"})
     defaults = JobOptions()
+    auto = str(merged.get("extract_processes", "")).strip().lower() == "auto"
     values = {
         name: _coerce(name, merged[name], getattr(defaults, name))
         for name in OPTION_NAMES
-        if name in merged
+        if name in merged and not (auto and name == "extract_processes")
     }
+    if auto:
+        values["extract_processes"] = EXTRACT_AUTO
     if values.get("out_dir_removed", "delete") not in ("delete", "move"):
         raise OptionsError(
             f"out_dir_removed must be delete or move, got {values['out_dir_removed']!r}"

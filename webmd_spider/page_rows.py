@@ -45,49 +45,65 @@ def _looks_binary(body: bytes) -> bool:
     return b"\x00" in body[:1024]
 
 
-def build_page_row(doc: Document, **context: Any) -> Row:
+def is_empty(doc: Document) -> bool:
+    """Whether the document gives an ``empty`` diagnostic instead of a page row."""
+    # Judged on the whole content: a max_chars cut neither hides nor creates an empty page.
+    return max(doc.total_words, doc.word_count) < MIN_WORDS
+
+
+def document_columns(doc: Document) -> dict[str, Any]:
+    """The columns of a page row that come from the document alone (no crawl context).
+
+    Pure and picklable (str, numbers, lists, dicts): an extraction process computes
+    them next to the extraction, so the crawl process only adds its own columns.
+    """
+    internal = sum(1 for link in doc.links if link.internal)
+    return {
+        "title": doc.title,
+        "description": doc.description,
+        "site_name": doc.site_name,
+        "author": doc.author,
+        "published_at": doc.published_at,
+        "modified_at": doc.modified_at,
+        "language": doc.language,
+        "canonical": doc.canonical,
+        "image": doc.image,
+        "keywords": doc.keywords,
+        "json_ld_types": doc.json_ld_types,
+        "markdown": doc.markdown,
+        "text": doc.text,
+        "html": doc.html,
+        "word_count": doc.word_count,
+        "char_count": doc.char_count,
+        "truncated": doc.truncated,
+        "token_estimate": doc.char_count // 4,
+        "reading_time_min": round(doc.word_count / READING_WPM, 1),
+        "headings": [{"level": h.level, "text": h.text} for h in doc.headings],
+        "links": [{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
+        "internal_link_count": internal,
+        "external_link_count": len(doc.links) - internal,
+        "images": [{"src": im.src, "alt": im.alt} for im in doc.images[:100]],
+        "tables": doc.tables,
+        "extraction_method": doc.extraction_method,
+        "boilerplate_ratio": doc.boilerplate_ratio,
+        "content_hash": doc.content_hash,
+    }
+
+
+def build_page_row(doc: Document, columns: dict[str, Any] | None = None, **context: Any) -> Row:
     """A ``page`` row from an extracted document, or an ``empty`` diagnostic.
 
     ``context`` holds the crawl columns (input, website, url, final_url, status_code,
     content_type, response_time_ms, depth, discovered_via, sitemap_lastmod).
+    ``columns`` are ``document_columns(doc)`` when they were computed already (in an
+    extraction process, whose ``doc`` no longer carries the content); else they are
+    computed here.
     """
-    # Judged on the whole content: a max_chars cut neither hides nor creates an empty page.
-    if max(doc.total_words, doc.word_count) < MIN_WORDS:
+    if is_empty(doc):
         words = f"{doc.word_count} word{'s' if doc.word_count != 1 else ''}"
         reason = doc.error or f"only {words} of content after extraction (a JavaScript shell?)"
         return diagnostic_row("empty", reason, **context)
-    internal = sum(1 for link in doc.links if link.internal)
-    return page_row(
-        **context,
-        title=doc.title,
-        description=doc.description,
-        site_name=doc.site_name,
-        author=doc.author,
-        published_at=doc.published_at,
-        modified_at=doc.modified_at,
-        language=doc.language,
-        canonical=doc.canonical,
-        image=doc.image,
-        keywords=doc.keywords,
-        json_ld_types=doc.json_ld_types,
-        markdown=doc.markdown,
-        text=doc.text,
-        html=doc.html,
-        word_count=doc.word_count,
-        char_count=doc.char_count,
-        truncated=doc.truncated,
-        token_estimate=doc.char_count // 4,
-        reading_time_min=round(doc.word_count / READING_WPM, 1),
-        headings=[{"level": h.level, "text": h.text} for h in doc.headings],
-        links=[{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
-        internal_link_count=internal,
-        external_link_count=len(doc.links) - internal,
-        images=[{"src": im.src, "alt": im.alt} for im in doc.images[:100]],
-        tables=doc.tables,
-        extraction_method=doc.extraction_method,
-        boilerplate_ratio=doc.boilerplate_ratio,
-        content_hash=doc.content_hash,
-    )
+    return page_row(**context, **(columns if columns is not None else document_columns(doc)))
 
 
 #: Robots directives (meta robots, X-Robots-Tag) that opt a page out of AI use.

@@ -1,9 +1,12 @@
 """Scrapy settings for webmd_spider, and every WEBMD_* default in one place.
 
-Imports nothing from the project. Each ``WEBMD_*`` setting is also a spider
-argument with the lower-case name without the prefix (``-s WEBMD_MAX_PAGES=10`` is
-``-a max_pages=10``); ``webmd_spider.options`` validates both.
+Imports nothing from the project (only Scrapy's own defaults, to trim one of them).
+Each ``WEBMD_*`` setting is also a spider argument with the lower-case name without the
+prefix (``-s WEBMD_MAX_PAGES=10`` is ``-a max_pages=10``); ``webmd_spider.options``
+validates both.
 """
+
+from scrapy.settings import default_settings as _scrapy_defaults
 
 BOT_NAME = "webmd_spider"
 SPIDER_MODULES = ["webmd_spider.spiders"]
@@ -76,10 +79,28 @@ EXTENSIONS = {
     "webmd_spider.extensions.run_summary.RunSummary": 510,
     "webmd_spider.extensions.resume.ResumeJournal": 520,
 }
+# Scrapy's own extensions without the remote-control and telnet consoles: both are off
+# above, and never wanted in this project (each runs code sent over a socket), but
+# Scrapy imports every listed extension, even one set to None, to read its priority;
+# aiohttp, which the remote control imports, alone costs every run ~110 ms of CPU.
+EXTENSIONS_BASE = {
+    name: priority
+    for name, priority in _scrapy_defaults.EXTENSIONS_BASE.items()
+    if name
+    not in (
+        "scrapy.extensions.remote_control.RemoteControl",
+        "scrapy.extensions.telnet.TelnetConsole",
+    )
+}
 # Rows reach the feed file as they are exported (no 8 KB buffer lost to a kill -9).
 FEED_STORAGES = {
     "": "webmd_spider.feedstorage.DurableFileFeedStorage",
     "file": "webmd_spider.feedstorage.DurableFileFeedStorage",
+}
+# JSON lines rows written without Scrapy's per-field serializer calls (same bytes).
+FEED_EXPORTERS = {
+    "jsonl": "webmd_spider.exporters.RowJsonLinesExporter",
+    "jsonlines": "webmd_spider.exporters.RowJsonLinesExporter",
 }
 ITEM_PIPELINES = {
     "webmd_spider.pipelines.chunks.ChunkPipeline": 300,
@@ -136,5 +157,6 @@ WEBMD_OUT_DIR_REMOVED = "delete"
 # arguments) shares one frontier, politeness and budgets (see webmd_spider/distributed.py).
 WEBMD_REDIS_URL = ""
 # Convert pages in this many worker processes, off Scrapy's thread (0: in the crawl
-# process). On a machine with cores to spare, 1-2 roughly doubles pages per second.
-WEBMD_EXTRACT_PROCESSES = 0
+# process). "auto": one per usable core beyond the crawl's own (none on one core, at
+# most 4); pages are converted in the crawl process until the workers are ready.
+WEBMD_EXTRACT_PROCESSES = "auto"

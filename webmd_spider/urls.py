@@ -21,9 +21,15 @@ import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from w3lib.url import safe_url_string
+
+#: canonicalize() and site_key() remember this many URLs: a crawl asks about the same
+#: URL several times (scheduling, dedup fingerprint, its response, every page linking
+#: to it), and both are pure functions of the string.
+URL_CACHE_SIZE = 16384
 
 # --------------------------------------------------------------------------- #
 # Canonical form
@@ -139,6 +145,7 @@ def _canonical_netloc(scheme: str, netloc: str) -> str | None:
     return f"{userinfo}{at}{out}"
 
 
+@lru_cache(maxsize=URL_CACHE_SIZE)
 def canonicalize(url: str) -> str:
     """Return the canonical spelling of an absolute http(s) URL.
 
@@ -189,6 +196,7 @@ def _canonicalize(url: str) -> str:
 # --------------------------------------------------------------------------- #
 
 
+@lru_cache(maxsize=URL_CACHE_SIZE)
 def site_key(url: str) -> str:
     """Return the website a URL belongs to: lower-case host without a leading
     ``www.``, plus ``:port`` when the port is not the scheme's default.

@@ -4,6 +4,8 @@ Reads the spider's ``chunk_budget`` (size and overlap in characters, validated f
 the ``chunk_size`` / ``chunk_tokens`` / ``chunk_overlap`` / ``chunk_overlap_tokens``
 options, settings ``WEBMD_CHUNK_*``); chunking is off (the columns stay null) when the
 size is 0, the default. The work itself is the pure ``webmd_spider.chunk`` module.
+Rows whose page was converted in an extraction process come chunked already (the
+same call, made there: ``webmd_spider.page_work``); their chunks are kept.
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ class ChunkPipeline:
         size, overlap = getattr(self.crawler.spider, "chunk_budget", (0, 0))
         if size <= 0:
             return item
-        url = item.final_url or item.url or ""
-        chunks = chunk_markdown(item.markdown, url, size, overlap)
-        item.chunks = [chunk.to_dict() for chunk in chunks]
-        item.chunk_count = len(chunks)
+        if item.chunks is None:  # else chunked already, in an extraction process
+            url = item.final_url or item.url or ""
+            chunks = chunk_markdown(item.markdown, url, size, overlap)
+            item.chunks = [chunk.to_dict() for chunk in chunks]
+            item.chunk_count = len(chunks)
         if self.crawler.stats is not None:
-            self.crawler.stats.inc_value("webmd/chunks", len(chunks))
+            self.crawler.stats.inc_value("webmd/chunks", len(item.chunks))
         return item

@@ -39,12 +39,13 @@ from twisted.python.failure import Failure
 
 from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
+from webmd_spider.extract_pool import ExtractPool, WorkerGone, default_processes
 from webmd_spider.incremental import NEW, REMOVED, UNCHANGED, change_of, is_gone
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.journal import CrawlJournal, QueuedUrl
 from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.netguard import AddressPolicy
-from webmd_spider.options import JobOptions, OptionsError, build_options
+from webmd_spider.options import EXTRACT_AUTO, JobOptions, OptionsError, build_options
 from webmd_spider.page_rows import (
     AI_OPT_OUT,
     build_page_row,
@@ -52,6 +53,7 @@ from webmd_spider.page_rows import (
     interstitial,
     robots_directives,
 )
+from webmd_spider.page_work import PageWork
 from webmd_spider.politeness import delay_and_jitter, parse_host_delay
 from webmd_spider.robots import RobotsRules
 from webmd_spider.spiders.failures import classify_failure
@@ -127,7 +129,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._claim_numbers = itertools.count()
         self._claimed: dict[str, str] = {}
         self._orphans_checked = False
-        self._extract_pool: Any = None  # a ProcessPoolExecutor with extract_processes > 0
+        #: extraction worker processes (extract_processes > 0), else None
+        self._extract_pool: ExtractPool | None = None
         #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
         self.fleet: Any = None
         self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
@@ -225,14 +228,13 @@ class SiteSpider(SitemapDiscovery, Spider):
             path = _default_feed_path(opts.output_dir, self._inputs)
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
             logger.info("No feed given (-O FILE); writing rows to %s", path)
-        if opts.extract_processes:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            # forkserver: the crawl process runs threads (DNS, the reactor's pool); a
-            # fork of it could inherit a held lock
-            context = multiprocessing.get_context("forkserver")
-            self._extract_pool = ProcessPoolExecutor(opts.extract_processes, mp_context=context)
+        processes = opts.extract_processes
+        if processes == EXTRACT_AUTO:
+            processes = default_processes()
+        if processes:
+            # started in start(), from the event loop; pages are extracted here until
+            # its workers are ready
+            self._extract_pool = ExtractPool(processes, self.extract_options, self.chunk_budget)
         # last: it takes the state's lock, which only spider_closed releases
         self.incremental = IncrementalState.open(
             opts, self._input_urls(), self.extract_options, self.ledger
@@ -298,10 +300,22 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._heartbeat = LoopingCall(self._fleet_heartbeat)
             self._heartbeat.start(HEARTBEAT_SECS, now=False)
         self._timer = _call_later(budget, self._on_time_budget)
+        self._start_extract_pool()
         for row in self._startup_rows:
             yield self._row(row)
         for site, candidates, pages in self._plan_websites():
             yield self._robots_request(site, candidates, pages)
+
+    def _start_extract_pool(self) -> None:
+        """Start the extraction processes now: they get ready while robots.txt and the
+        sitemaps are read (pages that come before are extracted here)."""
+        if self._extract_pool is None:
+            return
+        try:
+            self._extract_pool.start()
+        except RuntimeError as exc:  # no running asyncio loop (another reactor)
+            logger.warning("extraction processes need the asyncio reactor (%s)", exc)
+            self._extract_pool = None
 
     def _plan_websites(self) -> Iterator[tuple[SiteState, list[str], list[StartInput]]]:
         """Group the valid inputs by website: (state, root candidates, page inputs)."""
@@ -702,12 +716,12 @@ class SiteSpider(SitemapDiscovery, Spider):
         """A page answered: write its row and follow its links. With extraction
         processes, the page is converted in one of them first (off Scrapy's thread);
         every decision about the page is still taken here, after that."""
-        doc = None
+        work = None
         if self._extract_pool is not None and self._needs_extraction(response):
-            doc = await self._extract_elsewhere(response)
+            work = await self._extract_elsewhere(response)
         wrote = False
         try:
-            for output in self._parse_page(response, doc):
+            for output in self._parse_page(response, work):
                 wrote = wrote or isinstance(output, Row)
                 yield output
         finally:
@@ -726,27 +740,20 @@ class SiteSpider(SitemapDiscovery, Spider):
         problem = classify_response(response.status, _content_type(response), response.body)
         return problem is None and canonicalize(response.url) not in site.emitted
 
-    async def _extract_elsewhere(self, response: Response) -> Any:
-        """``extract()`` in the process pool; None (extract here) if the pool failed."""
-        import asyncio
-
+    async def _extract_elsewhere(self, response: Response) -> PageWork | None:
+        """The page's ``PageWork`` from an extraction process; None (extract here) when
+        no process can take it now (not ready yet, all busy) or its process died."""
         pool = self._extract_pool
         assert pool is not None
+        future = pool.submit(response.body, response.url, _charset(response))
+        if future is None:
+            return None
         try:
-            future = pool.submit(
-                extract,
-                response.body,
-                response.url,
-                encoding=_charset(response),
-                options=self.extract_options,
-            )
-            return await asyncio.wrap_future(future)
-        except Exception as exc:  # a broken pool must not lose the page
-            logger.warning("extraction process failed (%s); extracting in the crawl process", exc)
-            self._extract_pool = None
+            return await future
+        except WorkerGone:
             return None
 
-    def _parse_page(self, response: Response, doc: Any = None) -> Iterator[Any]:
+    def _parse_page(self, response: Response, work: PageWork | None = None) -> Iterator[Any]:
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
         common = self._row_context(site, meta)
@@ -784,13 +791,17 @@ class SiteSpider(SitemapDiscovery, Spider):
             )
             self._finished_without_row(key)
             return
-        if doc is None:
+        if work is None:
             doc = extract(
                 response.body,
                 response.url,
                 encoding=_charset(response),
                 options=self.extract_options,
             )
+            columns = chunks = None
+        else:
+            doc, columns, chunks = work.facts, work.columns, work.chunks
+            self.crawler.stats.inc_value("webmd/extractions_in_workers")
         self.crawler.stats.inc_value("webmd/extractions")
         headers = response.headers.getlist(b"X-Robots-Tag")
         x_robots = "\n".join(h.decode("latin-1") for h in headers) or None
@@ -811,6 +822,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             return
         row = build_page_row(
             doc,
+            columns,
             **common,
             final_url=response.url,
             status_code=response.status,
@@ -820,6 +832,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         )
         if row.row_type == "page" and not self._claim_page(site, response.url):
             return
+        if chunks is not None and row.row_type == "page":
+            # chunked in the extraction process (ChunkPipeline keeps them)
+            row.chunks, row.chunk_count = chunks, len(chunks)
         site.emitted.add(final)
         if row.row_type == "page" and self.incremental.enabled:
             nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
@@ -880,7 +895,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             )
         if row.change == UNCHANGED and not self.incremental.fill_tree:
             row.markdown = row.text = row.html = None
-            row.tables = None
+            row.tables = row.chunks = row.chunk_count = None
 
     def _not_modified(
         self, site: SiteState, response: Response, common: dict[str, Any], key: str
@@ -1197,7 +1212,7 @@ class SiteSpider(SitemapDiscovery, Spider):
                 timer.cancel()
         self.incremental.close()
         if self._extract_pool is not None:
-            self._extract_pool.shutdown(wait=False, cancel_futures=True)
+            self._extract_pool.close()
             self._extract_pool = None
         if self._heartbeat is not None and self._heartbeat.running:
             self._heartbeat.stop()

@@ -1,0 +1,64 @@
+"""The work on one page that needs no crawl state: extraction, the row's document
+columns and the chunks, as one picklable result.
+
+Pure module (no Scrapy, no Twisted): it is what an extraction process runs
+(``webmd_spider.extract_pool``), so that the crawl process receives plain data (str,
+numbers, lists, dicts: unpickled by C code) instead of a ``Document`` full of small
+dataclass objects that it would then convert itself, and no longer chunks the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from webmd_spider.chunk import chunk_markdown
+from webmd_spider.extract import Document, ExtractOptions, extract
+from webmd_spider.page_rows import document_columns, is_empty
+
+
+@dataclass
+class PageWork:
+    """The result of :func:`extract_page`.
+
+    ``facts`` is the extracted ``Document`` without its content: ``markdown``,
+    ``text``, ``html``, ``headings``, ``links``, ``images`` and ``tables`` are emptied
+    when ``columns`` is set, because ``columns`` (``page_rows.document_columns``)
+    holds them in row form; every other attribute (title, canonical, page links,
+    robots directives, word counts, error...) is as extracted. ``columns`` is None
+    when the page is ``empty`` (it gives a diagnostic row, not a page row).
+    ``chunks`` are the row's ``chunks`` (``Chunk.to_dict()``) when a chunk size was
+    given and the page has Markdown, else None.
+    """
+
+    facts: Document
+    columns: dict[str, Any] | None
+    chunks: list[dict[str, Any]] | None
+
+
+def extract_page(
+    body: bytes,
+    url: str,
+    encoding: str | None,
+    options: ExtractOptions,
+    chunk_size: int = 0,
+    chunk_overlap: int = 0,
+) -> PageWork:
+    """Extract one page and prepare its row columns and chunks (see :class:`PageWork`).
+
+    ``url`` is the page's final URL (what the row's ``final_url`` and the chunks'
+    ``url`` are). Never raises for any page (``extract()`` does not).
+    """
+    doc = extract(body, url, encoding=encoding, options=options)
+    if is_empty(doc):
+        return PageWork(doc, None, None)
+    columns = document_columns(doc)
+    chunks = None
+    if chunk_size > 0 and doc.markdown:
+        # the same call as ChunkPipeline's on the row (its url is the final URL)
+        chunks = [c.to_dict() for c in chunk_markdown(doc.markdown, url, chunk_size, chunk_overlap)]
+    # the content travels once, in `columns`
+    doc.markdown = doc.text = ""
+    doc.html = None
+    doc.headings, doc.links, doc.images, doc.tables = [], [], [], []
+    return PageWork(doc, columns, chunks)
