@@ -1,0 +1,94 @@
+"""`inline.join_url` gives exactly ``urllib.parse.urljoin``'s result, shortcut or not."""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webmd_spider.extract.inline import join_url
+
+_PLAIN = ["a", "b.html", "x-y_z~", "c."] * 6
+_SEGMENTS = st.sampled_from([*_PLAIN, "", ".", "..", "é", "a b", "\\"])
+
+
+def _path(segments: list[str]) -> str:
+    return "/".join(segments)
+
+
+# bases and hrefs mostly of the plain shapes the shortcut takes, mixed with every
+# shape that must go to urllib (dot and empty segments, queries, params, odd hosts)
+_BASES = st.builds(
+    lambda scheme, host, path, suffix: f"{scheme}://{host}{path}{suffix}",
+    st.sampled_from(["http", "https", "HTTP", "ftp"]),
+    st.sampled_from(["h", "H.example:8080", "u@h", "[::1]", "[bad", "é.example", "h%41"]),
+    st.one_of(st.just(""), st.lists(_SEGMENTS, max_size=4).map(lambda s: "/" + _path(s))),
+    st.sampled_from(["", "", "", "", "", "", "?q=1", "#f", ";p", " "]),
+)
+_HREFS = st.builds(
+    lambda lead, path, suffix: lead + path + suffix,
+    st.sampled_from(["", "", "", "/", "//", "./", "../", "#", "?", "http:", "\t"]),
+    st.lists(_SEGMENTS, min_size=1, max_size=4).map(_path),
+    st.sampled_from(["", "", "#", "#f", "#a b", "#é", "#x\x7f", "?q", ";p", "/"]),
+)
+
+
+def _expected(base: str, href: str) -> str | None:
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return None
+
+
+def _actual(base: str, href: str) -> str | None:
+    try:
+        return join_url(base, href)
+    except ValueError:
+        return None
+
+
+@settings(max_examples=2000)
+@given(_BASES, _HREFS)
+def test_join_url_is_urljoin(base: str, href: str) -> None:
+    assert _actual(base, href) == _expected(base, href)
+
+
+@pytest.mark.parametrize(
+    ("base", "href", "joined"),
+    [
+        ("http://h/a/b.html", "c.html", "http://h/a/c.html"),
+        ("http://h/a/b.html", "c.html#x", "http://h/a/c.html#x"),
+        ("http://h/a/b.html", "c.html#", "http://h/a/c.html"),
+        ("http://h/a/", "sub/c.html", "http://h/a/sub/c.html"),
+        ("http://h/a/../b.html", "c.html", "http://h/c.html"),
+        ("http://h//a/b.html", "c.html", "http://h/a/c.html"),
+        ("http://h", "c.html", "http://h/c.html"),
+    ],
+)
+def test_join_url_examples(base: str, href: str, joined: str) -> None:
+    assert join_url(base, href) == joined == urljoin(base, href)
+
+
+_PLAIN_SEGMENT = st.from_regex(r"[A-Za-z0-9_~-][A-Za-z0-9_.~-]{0,6}", fullmatch=True)
+_PLAIN_BASES = st.builds(
+    lambda scheme, host, segments, slash: f"{scheme}://{host}/{'/'.join(segments)}{slash}",
+    st.sampled_from(["http", "https"]),
+    st.sampled_from(["h", "H.example:8080", "u@h", "h%41"]),
+    st.lists(_PLAIN_SEGMENT, max_size=4),
+    st.sampled_from(["", "/"]),
+)
+_PLAIN_HREFS = st.builds(
+    lambda segments, slash, fragment: "/".join(segments) + slash + fragment,
+    st.lists(_PLAIN_SEGMENT, min_size=1, max_size=4),
+    st.sampled_from(["", "/"]),
+    st.one_of(st.just(""), st.text(max_size=5).map(lambda f: "#" + f)),
+)
+
+
+@settings(max_examples=1000)
+@given(_PLAIN_BASES, _PLAIN_HREFS)
+def test_join_url_shortcut_is_urljoin(base: str, href: str) -> None:
+    """The shapes the shortcut takes (and fragments of any text, which it may not)."""
+    assert _actual(base, href) == _expected(base, href)
