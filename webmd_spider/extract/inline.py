@@ -210,7 +210,9 @@ _NOT_LINKS = ("javascript:", "vbscript:", "data:", "about:")
 _PLAIN_BASE = re.compile(r"https?://[A-Za-z0-9.:@%~_-]+(/[^?#;\s]*)\Z")
 # A relative path of plain segments (no dot segments, no scheme, query or params), with
 # an optional fragment free of whitespace and controls.
-_PLAIN_HREF = re.compile(r"([\w~-][\w.~-]*(?:/[\w~-][\w.~-]*)*/?)(?:#([^\x00- \x7f]*))?\Z", re.ASCII)
+_PLAIN_HREF = re.compile(
+    r"([\w~-][\w.~-]*(?:/[\w~-][\w.~-]*)*/?)(?:#([^\x00- \x7f]*))?\Z", re.ASCII
+)
 
 
 @lru_cache(maxsize=256)
