@@ -199,3 +199,33 @@ def test_an_incremental_distributed_crawl_shares_its_state_in_redis(
     stored = redis.Redis.from_url(redis_url).hlen("webmd:state:shared-docs:pages")
     assert stored >= len(before)  # the state is in Redis, not in a worker's SQLite file
     assert not (REPO / ".webmd" / "shared-docs.sqlite").exists()
+
+
+def test_a_dead_workers_pages_and_a_leaving_workers_popped_page_go_back(
+    redis_url: str,
+) -> None:
+    from webmd_spider.distributed import Fleet
+
+    dead, rescuer = Fleet(redis_url, "requeue-test"), Fleet(redis_url, "requeue-test")
+    queue = dead.key("requests")
+    for fleet in (dead, rescuer):
+        fleet.join()
+        fleet.heartbeat()
+    # the dead worker held two pages in flight and had popped a third (data with a "|")
+    dead.take("k1", -1.0, b"page-one")
+    dead.take("k2", -2.0, b"page|two")
+    dead.redis.hset(dead.key("taking", dead.worker), b"page-three", b"-3.0")
+    dead.redis.delete(dead.key("alive", dead.worker))
+    assert rescuer.rescue_dead(queue) == 3
+    queued = dict(rescuer.redis.zrange(queue, 0, -1, withscores=True))
+    assert queued == {b"page-one": -1.0, b"page|two": -2.0, b"page-three": -3.0}
+    assert not rescuer.redis.exists(
+        dead.key("inflight", dead.worker), dead.key("taking", dead.worker)
+    )
+    assert rescuer.rescue_dead(queue) == 0  # once
+    # a worker that leaves with a popped, unrecorded request puts it back
+    rescuer.redis.delete(queue)
+    rescuer.redis.hset(rescuer.key("taking", rescuer.worker), b"page-four", b"-4.0")
+    rescuer.leave()
+    assert rescuer.redis.zrange(queue, 0, -1) == [b"page-four"]
+    rescuer.clear()

@@ -78,6 +78,32 @@ redis.call('HSET', KEYS[2], first[1], first[2])
 return first
 """
 
+#: Queue a worker's unfinished requests again, in one step (a worker wrongly taken for
+#: dead cannot move a request between the reads and the delete): KEYS[1] its in-flight
+#: hash (data key -> "score|data"), KEYS[2] its popped-not-yet-recorded hash (data ->
+#: score), KEYS[3] the queue; with ARGV[1] "taking-only" KEYS[1] is left alone (a worker
+#: leaving the crawl drops its own unfinished pages). Returns how many moved.
+_REQUEUE = """
+local moved = 0
+if ARGV[1] ~= 'taking-only' then
+  local entries = redis.call('HGETALL', KEYS[1])
+  for i = 2, #entries, 2 do
+    local value = entries[i]
+    local bar = string.find(value, '|', 1, true)
+    redis.call('ZADD', KEYS[3], string.sub(value, 1, bar - 1), string.sub(value, bar + 1))
+    moved = moved + 1
+  end
+end
+local taking = redis.call('HGETALL', KEYS[2])
+for i = 1, #taking, 2 do
+  redis.call('ZADD', KEYS[3], taking[i + 1], taking[i])
+  moved = moved + 1
+end
+if ARGV[1] ~= 'taking-only' then redis.call('DEL', KEYS[1]) end
+redis.call('DEL', KEYS[2])
+return moved
+"""
+
 #: Reserve the next send time of a website: returns how long the caller must wait.
 _GATE = """
 local t = redis.call('TIME')
@@ -127,6 +153,7 @@ class Fleet:
         self._gate = self.redis.register_script(_GATE)
         self._rest = self.redis.register_script(_REST)
         self._pop = self.redis.register_script(_POP)
+        self._requeue = self.redis.register_script(_REQUEUE)
         self.seeder = False
         self.idle = False
 
@@ -168,24 +195,19 @@ class Fleet:
             # one rescuer per dead worker
             if not self.redis.set(self.key("rescue", worker), self.worker, nx=True, ex=60):
                 continue
-            entries = self.redis.hgetall(self.key("inflight", worker))
-            taking = self.redis.hgetall(self.key("taking", worker))
-            pipe = self.redis.pipeline()
-            for value in entries.values():
-                score, _, data = value.partition(b"|")
-                pipe.execute_command("ZADD", queue_key, float(score), data)
-            for data, score in taking.items():  # popped, not yet recorded in flight
-                pipe.execute_command("ZADD", queue_key, float(score), data)
-            entries.update(taking)
-            pipe.delete(self.key("inflight", worker), self.key("taking", worker))
-            pipe.srem(self.key("workers"), worker)
-            pipe.execute()
-            moved += len(entries)
-            if entries:
+            count = int(
+                self._requeue(
+                    keys=[self.key("inflight", worker), self.key("taking", worker), queue_key],
+                    args=["all"],
+                )
+            )
+            self.redis.srem(self.key("workers"), worker)
+            moved += count
+            if count:
                 logger.warning(
                     "Worker %s stopped answering: %d unfinished page(s) queued again",
                     worker,
-                    len(entries),
+                    count,
                 )
         return moved
 
@@ -209,6 +231,15 @@ class Fleet:
 
     def leave(self) -> bool:
         """Deregister; True when this worker is the last one (it writes the site rows)."""
+        # a request popped but not yet recorded in flight goes back to the queue
+        self._requeue(
+            keys=[
+                self.key("inflight", self.worker),
+                self.key("taking", self.worker),
+                self.key("requests"),
+            ],
+            args=["taking-only"],
+        )
         pipe = self.redis.pipeline()
         pipe.delete(self.key("inflight", self.worker), self.key("taking", self.worker))
         pipe.delete(self.key("alive", self.worker), self.key("idle", self.worker))

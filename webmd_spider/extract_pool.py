@@ -1,9 +1,9 @@
 """Extraction in worker processes, driven from the crawl's asyncio event loop.
 
-``ExtractPool(n, options, chunk_budget)`` starts ``n`` worker processes (forkserver,
-with the extraction modules preloaded in the fork server, so each worker starts with
-lxml and the extractor imported) and hands them pages; each worker runs
-``page_work.extract_page`` and sends back a ``PageWork``.
+``ExtractPool(n, options, chunk_budget)`` starts ``n`` worker processes
+(``python -m webmd_spider.extract_worker``, see that module for why not
+``multiprocessing``) and hands them pages; each worker runs ``page_work.extract_page``
+and sends back a ``PageWork``.
 
 Why not ``concurrent.futures.ProcessPoolExecutor``: it moves every job and result
 through two helper threads of the crawl process (a manager thread and a queue feeder),
@@ -15,22 +15,26 @@ one or two ``read`` per result, no threads after start-up.
 
 Contract:
 
-* :meth:`ExtractPool.start` returns at once: the workers start in a background thread
-  (starting the fork server takes about a second the first time), and each says when
-  it is ready. :meth:`ExtractPool.submit` returns None whenever no worker can take the
-  page now (none ready yet, each holding ``MAX_IN_FLIGHT`` pages already, or all gone):
-  the caller extracts the page itself, so nothing ever waits for the pool to warm up.
+* :meth:`ExtractPool.start` returns at once: each worker says when it is ready (about
+  0.2 s later: a fresh interpreter importing lxml and the extractor).
+  :meth:`ExtractPool.submit` returns None whenever no worker can take the page now
+  (none ready yet, each holding ``MAX_IN_FLIGHT`` pages already, or all gone): the
+  caller extracts the page itself, so nothing ever waits for the pool to warm up.
 * A worker that dies (crash, killed) fails its pages with :class:`WorkerGone`; the
   caller extracts them itself, so no page is lost. The other workers go on.
 * :meth:`ExtractPool.close` (idempotent) fails the pages still out with
   :class:`WorkerGone`, closes the pipes (a worker exits when its job pipe ends), and
   waits at most ``CLOSE_WAIT_SECS`` before terminating, then killing, a worker still
-  running: it never hangs the process. Workers are daemon processes and ignore SIGINT
-  (Ctrl-C reaches the whole process group; the crawl process decides what stops).
+  running: it never hangs the process. Workers run in a session of their own and
+  ignore SIGINT (Ctrl-C is the crawl process's to handle); a worker whose crawl
+  process is killed reads the end of its job pipe and exits.
 
 Frames on the pipes use ``multiprocessing.connection``'s format (a signed 32-bit
 big-endian length, or -1 and an unsigned 64-bit length), so the worker side is plain
 ``Connection.recv_bytes`` / ``send_bytes``. No Scrapy or Twisted here.
+
+Workers are not replaced when they die (a crash or an out-of-memory kill): the crawl
+goes on with the others, and extracts in its own process when none is left.
 """
 
 from __future__ import annotations
@@ -38,19 +42,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import os
 import pickle
-import signal
 import struct
-import threading
+import subprocess
+import sys
 import time
 from collections import deque
-from multiprocessing.connection import Connection
-from typing import Any
 
 from webmd_spider.extract import ExtractOptions
-from webmd_spider.page_work import PageWork, extract_page
+from webmd_spider.extract_worker import READY
+from webmd_spider.page_work import PageWork
 
 logger = logging.getLogger(__name__)
 
@@ -66,9 +68,6 @@ MAX_IN_FLIGHT = 8
 MAX_AUTO_PROCESSES = 4
 #: close(): how long workers get to finish their current page before being terminated.
 CLOSE_WAIT_SECS = 1.0
-#: Modules the fork server imports once, so that every worker starts ready.
-PRELOAD = ["webmd_spider.extract_pool"]
-_READY = b"ready"
 _READ_SIZE = 1 << 20
 
 
@@ -106,7 +105,7 @@ def usable_cpus() -> int:
         except (OSError, ValueError, IndexError):
             continue  # no such file, or "max" / -1: no quota
         if quota > 0 and period > 0:
-            cores = min(cores, max(1, -(-quota // period)))
+            cores = min(cores, max(1, quota // period))  # 1.5 CPUs: one worker would crowd
         break
     return max(1, cores)
 
@@ -118,38 +117,15 @@ def _frame(payload: bytes) -> bytes:
     return struct.pack("!i", len(payload)) + payload
 
 
-def _serve(jobs: Connection, results: Connection, options: ExtractOptions, budget: Any) -> None:
-    """A worker's life: say ready, then extract every page that comes until the job
-    pipe ends (the pool closed, or the crawl process is gone)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    size, overlap = budget
-    results.send_bytes(_READY)
-    while True:
-        try:
-            body, url, encoding = pickle.loads(jobs.recv_bytes())
-        except (EOFError, OSError):
-            return
-        try:
-            result = pickle.dumps(
-                extract_page(body, url, encoding, options, size, overlap), pickle.HIGHEST_PROTOCOL
-            )
-        except Exception:  # None: the crawl process extracts the page, as it would alone
-            result = pickle.dumps(None)
-        try:
-            results.send_bytes(result)
-        except OSError:  # the crawl process went away
-            return
-
-
 class _Worker:
     """One worker process and the crawl process's ends of its two pipes."""
 
-    def __init__(self, process: Any, jobs: Connection, results: Connection) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], name: str, job_fd: int, result_fd: int):
         self.process = process
-        self.jobs = jobs
-        self.results = results
-        self.job_fd = jobs.fileno()
-        self.result_fd = results.fileno()
+        self.name = name
+        self.job_fd = job_fd
+        self.result_fd = result_fd
+        self.pipes_open = True
         self.ready = False
         self.alive = True
         self.waiting: deque[asyncio.Future[PageWork]] = deque()  # in job order
@@ -171,59 +147,47 @@ class ExtractPool:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._buffer = bytearray(_READ_SIZE)
         self._started_at = 0.0
-        self._starter: threading.Thread | None = None
 
     # -- start ---------------------------------------------------------------------
     def start(self) -> None:
-        """Start the workers in the background; call from the running event loop."""
+        """Start the workers; call from the running event loop (RuntimeError otherwise)."""
         self._loop = asyncio.get_running_loop()
         self._started_at = time.monotonic()
-        self._starter = threading.Thread(
-            target=self._start_workers, name="webmd-extract-start", daemon=True
-        )
-        self._starter.start()
-
-    def _start_workers(self) -> None:
-        # forkserver: the crawl process runs threads (DNS, the reactor's pool); a fork of
-        # it could inherit a held lock. Process.start() waits for the fork server, which
-        # first imports PRELOAD: hence this thread.
-        try:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(PRELOAD)
-        except ValueError as exc:  # no fork server on this platform
-            logger.warning("no extraction processes (%s); extracting in the crawl process", exc)
-            return
+        # the crawl process's import path, for a project that is not installed (a
+        # Scrapyd egg put on sys.path at run time, a checkout run from its folder)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        setup = _frame(pickle.dumps((self.options, self.chunk_budget), pickle.HIGHEST_PROTOCOL))
         for number in range(self.processes):
-            if self.closed:
-                return
+            jobs_r, jobs_w = os.pipe()
+            results_r, results_w = os.pipe()
             try:
-                jobs_r, jobs_w = context.Pipe(duplex=False)
-                results_r, results_w = context.Pipe(duplex=False)
-                process = context.Process(
-                    target=_serve,
-                    args=(jobs_r, results_w, self.options, self.chunk_budget),
-                    name=f"webmd-extract-{number + 1}",
-                    daemon=True,
+                process = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "webmd_spider.extract_worker",
+                        str(jobs_r),
+                        str(results_w),
+                    ],
+                    pass_fds=(jobs_r, results_w),
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                    start_new_session=True,  # Ctrl-C at a terminal is the crawl's to handle
                 )
-                process.start()
-            except Exception as exc:  # no worker: pages are extracted in the crawl process
+            except OSError as exc:  # no worker: pages are extracted in the crawl process
+                for fd in (jobs_r, jobs_w, results_r, results_w):
+                    os.close(fd)
                 logger.warning("could not start an extraction process: %s", exc)
                 return
-            jobs_r.close()  # the worker's ends: a dead worker then reads as end of file
-            results_w.close()
-            worker = _Worker(process, jobs_w, results_r)
-            try:
-                assert self._loop is not None
-                self._loop.call_soon_threadsafe(self._attach, worker)
-            except RuntimeError:  # the event loop is closed: the crawl is over
-                self._stop_worker(worker, time.monotonic())
-                return
+            # the worker's ends: a dead worker then reads as end of file
+            os.close(jobs_r)
+            os.close(results_w)
+            worker = _Worker(process, f"webmd-extract-{number + 1}", jobs_w, results_r)
+            self._attach(worker)
+            self._send(worker, setup)
 
     def _attach(self, worker: _Worker) -> None:
-        """In the event loop: watch a started worker's result pipe."""
-        if self.closed:
-            self._stop_worker(worker, time.monotonic())
-            return
+        """Watch a started worker's result pipe."""
         assert self._loop is not None
         os.set_blocking(worker.job_fd, False)
         os.set_blocking(worker.result_fd, False)
@@ -294,7 +258,7 @@ class ExtractPool:
             self._lose(worker, f"result pipe: {exc}")
             return
         if not count:
-            code = worker.process.exitcode
+            code = worker.process.poll()
             self._lose(worker, "exited" if code is None else f"exit code {code}")
             return
         inbox = worker.inbox
@@ -316,7 +280,7 @@ class ExtractPool:
 
     def _on_frame(self, worker: _Worker, payload: memoryview) -> None:
         if not worker.ready:
-            worker.ready = payload == _READY
+            worker.ready = payload == READY
             if worker.ready and self.ready == self.processes:
                 logger.info(
                     "%d extraction process%s ready, %.1f s after start",
@@ -335,7 +299,7 @@ class ExtractPool:
             work = pickle.loads(payload)
         except Exception as exc:
             work = None
-            logger.warning("unreadable result from %s: %s", worker.process.name, exc)
+            logger.warning("unreadable result from %s: %s", worker.name, exc)
         if work is None:  # the page failed there: the crawl process extracts it
             future.set_exception(WorkerGone("the page failed in the extraction process"))
         else:
@@ -348,7 +312,7 @@ class ExtractPool:
         self.workers.remove(worker)
         logger.warning(
             "extraction process %s stopped (%s); its %d pages are extracted in the crawl process",
-            worker.process.name,
+            worker.name,
             why,
             len(worker.waiting),
         )
@@ -365,7 +329,7 @@ class ExtractPool:
         while worker.waiting:
             future = worker.waiting.popleft()
             if not future.done():
-                future.set_exception(WorkerGone(f"{worker.process.name} stopped"))
+                future.set_exception(WorkerGone(f"{worker.name} stopped"))
 
     @staticmethod
     def _stop_worker(worker: _Worker, deadline: float) -> None:
@@ -392,19 +356,24 @@ class ExtractPool:
 
 def _close_pipes(worker: _Worker) -> None:
     worker.alive = False
-    for conn in (worker.jobs, worker.results):
-        with contextlib.suppress(OSError):
-            conn.close()
+    if worker.pipes_open:
+        worker.pipes_open = False
+        for fd in (worker.job_fd, worker.result_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def _reap(worker: _Worker, deadline: float) -> None:
     """Wait for the worker until ``deadline``, then terminate it, and kill it as a
     last resort: a worker stuck in a page never holds the crawl process open."""
     process = worker.process
-    process.join(max(0.0, deadline - time.monotonic()))
-    if process.exitcode is None:
-        process.terminate()
-        process.join(0.5)
-    if process.exitcode is None:
-        process.kill()
-        process.join(0.5)
+    for stop in (None, process.terminate, process.kill):
+        if stop is not None:
+            with contextlib.suppress(OSError):
+                stop()
+        timeout = max(0.0, deadline - time.monotonic()) if stop is None else 0.5
+        try:
+            process.wait(timeout)
+            return
+        except subprocess.TimeoutExpired:
+            continue

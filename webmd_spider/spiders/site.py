@@ -1210,10 +1210,10 @@ class SiteSpider(SitemapDiscovery, Spider):
         for timer in [self._timer, *self._robots_retries]:
             if timer is not None and timer.active():
                 timer.cancel()
-        self.incremental.close()
-        if self._extract_pool is not None:
+        if self._extract_pool is not None:  # first: nothing below may leave workers behind
             self._extract_pool.close()
             self._extract_pool = None
+        self.incremental.close()
         if self._heartbeat is not None and self._heartbeat.running:
             self._heartbeat.stop()
         if reason == "shutdown" and self.ledger.stop_reason is None:

@@ -1,0 +1,64 @@
+"""An extraction worker process: ``python -m webmd_spider.extract_worker JOBS_FD RESULTS_FD``.
+
+``extract_pool.ExtractPool`` starts each worker as a fresh interpreter running this
+module, with the read end of a job pipe and the write end of a result pipe. Not through
+``multiprocessing``: its start methods run the parent's main script again in every
+worker (as ``__mp_main__``), so a crawl started from a script without an
+``if __name__ == "__main__":`` guard would run a second whole crawl in each worker, and
+under ``scrapy crawl`` every worker would import Scrapy and Twisted for nothing.
+
+Frames use ``multiprocessing.connection``'s format. The first job frame is the pickled
+``(ExtractOptions, (chunk_size, chunk_overlap))``; the worker then answers ``READY``
+and, for every later job frame (a pickled ``(body, url, encoding)``), one result frame:
+the pickled ``page_work.PageWork``, or a pickled None when the page failed here (the
+crawl process then extracts it itself). The worker ends when its job pipe ends (the
+pool closed, or the crawl process is gone). It ignores SIGINT: the crawl process
+decides what stops.
+"""
+
+from __future__ import annotations
+
+import pickle
+import signal
+import sys
+from multiprocessing.connection import Connection
+
+from webmd_spider.page_work import extract_page
+
+READY = b"ready"
+
+
+def serve(jobs: Connection, results: Connection) -> None:
+    """A worker's life (see the module docstring)."""
+    try:
+        options, (size, overlap) = pickle.loads(jobs.recv_bytes())
+        results.send_bytes(READY)
+    except (EOFError, OSError):  # the pool closed before this worker was ready
+        return
+    while True:
+        try:
+            body, url, encoding = pickle.loads(jobs.recv_bytes())
+        except (EOFError, OSError):
+            return
+        try:
+            work = extract_page(body, url, encoding, options, size, overlap)
+            result = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
+        except Exception:  # None: the crawl process extracts the page, as it would alone
+            result = pickle.dumps(None)
+        try:
+            results.send_bytes(result)
+        except OSError:  # the crawl process went away
+            return
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: ``JOBS_FD RESULTS_FD`` (inherited pipe descriptors)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    args = sys.argv[1:] if argv is None else argv
+    jobs_fd, results_fd = (int(a) for a in args)
+    serve(Connection(jobs_fd, writable=False), Connection(results_fd, readable=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
