@@ -23,7 +23,12 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
 from webmd_spider.extract import ExtractOptions
-from webmd_spider.extract_pool import ExtractPool, WorkerGone, default_processes
+from webmd_spider.extract_pool import (
+    RESTARTS_PER_WORKER,
+    ExtractPool,
+    WorkerGone,
+    default_processes,
+)
 from webmd_spider.page_work import extract_page
 from webmd_spider.spiders.site import SiteSpider
 
@@ -140,6 +145,35 @@ async def test_pool_results_and_close() -> None:
     assert all(w.process.poll() is not None for w in workers) and not pool.workers
     pool.close()  # twice is fine
     assert pool.submit(body, "http://example.com/", None) is None
+
+
+@deferred_f_from_coro_f
+async def test_a_dead_worker_is_replaced_a_bounded_number_of_times() -> None:
+    body = prose_page("Again", "/a").encode()
+    pool = await _ready_pool()
+    try:
+        for round_ in range(RESTARTS_PER_WORKER + 1):
+            (worker,) = pool.workers
+            os.kill(worker.process.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while worker in pool.workers:  # the loop notices the end of its result pipe
+                assert time.monotonic() < deadline, "the dead worker was never noticed"
+                await asyncio.sleep(0.02)
+            if round_ == RESTARTS_PER_WORKER:
+                break
+            while pool.ready < 1:
+                assert time.monotonic() < deadline, "no replacement got ready"
+                await asyncio.sleep(0.02)
+            (replacement,) = pool.workers
+            assert replacement.process.pid != worker.process.pid
+            future = pool.submit(body, "http://example.com/", "utf-8")
+            assert future is not None
+            assert (await future).columns is not None
+        # out of replacements: no worker, pages are the caller's to extract
+        await asyncio.sleep(0.3)
+        assert not pool.workers and pool.submit(body, "http://example.com/", None) is None
+    finally:
+        pool.close()
 
 
 @deferred_f_from_coro_f

@@ -33,8 +33,10 @@ Frames on the pipes use ``multiprocessing.connection``'s format (a signed 32-bit
 big-endian length, or -1 and an unsigned 64-bit length), so the worker side is plain
 ``Connection.recv_bytes`` / ``send_bytes``. No Scrapy or Twisted here.
 
-Workers are not replaced when they die (a crash or an out-of-memory kill): the crawl
-goes on with the others, and extracts in its own process when none is left.
+A worker that dies (a crash, an out-of-memory kill) is replaced, up to
+``RESTARTS_PER_WORKER`` times per worker over the pool's life (a worker that cannot
+start at all must not be started forever); past that the crawl goes on with the others,
+and extracts in its own process when none is left.
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ MAX_IN_FLIGHT = 8
 #: "auto" never starts more workers than this: the crawl process spends about as much
 #: CPU on a page as a worker does, so it cannot keep more of them busy.
 MAX_AUTO_PROCESSES = 4
+#: How many replacements of dead workers a pool starts, per worker it was asked for.
+RESTARTS_PER_WORKER = 3
 #: close(): how long workers get to finish their current page before being terminated.
 CLOSE_WAIT_SECS = 1.0
 _READ_SIZE = 1 << 20
@@ -147,6 +151,11 @@ class ExtractPool:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._buffer = bytearray(_READ_SIZE)
         self._started_at = 0.0
+        self._spawned = 0
+        self._announced = False
+        self._restarts_left = RESTARTS_PER_WORKER * processes
+        self._env: dict[str, str] = {}
+        self._setup = b""
 
     # -- start ---------------------------------------------------------------------
     def start(self) -> None:
@@ -155,36 +164,39 @@ class ExtractPool:
         self._started_at = time.monotonic()
         # the crawl process's import path, for a project that is not installed (a
         # Scrapyd egg put on sys.path at run time, a checkout run from its folder)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        setup = _frame(pickle.dumps((self.options, self.chunk_budget), pickle.HIGHEST_PROTOCOL))
-        for number in range(self.processes):
-            jobs_r, jobs_w = os.pipe()
-            results_r, results_w = os.pipe()
-            try:
-                process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "webmd_spider.extract_worker",
-                        str(jobs_r),
-                        str(results_w),
-                    ],
-                    pass_fds=(jobs_r, results_w),
-                    stdin=subprocess.DEVNULL,
-                    env=env,
-                    start_new_session=True,  # Ctrl-C at a terminal is the crawl's to handle
-                )
-            except OSError as exc:  # no worker: pages are extracted in the crawl process
-                for fd in (jobs_r, jobs_w, results_r, results_w):
-                    os.close(fd)
-                logger.warning("could not start an extraction process: %s", exc)
+        self._env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        options = (self.options, self.chunk_budget)
+        self._setup = _frame(pickle.dumps(options, pickle.HIGHEST_PROTOCOL))
+        for _ in range(self.processes):
+            if not self._spawn():
                 return
-            # the worker's ends: a dead worker then reads as end of file
-            os.close(jobs_r)
-            os.close(results_w)
-            worker = _Worker(process, f"webmd-extract-{number + 1}", jobs_w, results_r)
-            self._attach(worker)
-            self._send(worker, setup)
+
+    def _spawn(self) -> bool:
+        """Start one worker and watch its pipes; False when it could not be started."""
+        self._spawned += 1
+        jobs_r, jobs_w = os.pipe()
+        results_r, results_w = os.pipe()
+        command = [sys.executable, "-m", "webmd_spider.extract_worker", str(jobs_r), str(results_w)]
+        try:
+            process = subprocess.Popen(
+                command,
+                pass_fds=(jobs_r, results_w),
+                stdin=subprocess.DEVNULL,
+                env=self._env,
+                start_new_session=True,  # Ctrl-C at a terminal is the crawl's to handle
+            )
+        except OSError as exc:  # no worker: pages are extracted in the crawl process
+            for fd in (jobs_r, jobs_w, results_r, results_w):
+                os.close(fd)
+            logger.warning("could not start an extraction process: %s", exc)
+            return False
+        # the worker's ends: a dead worker then reads as end of file
+        os.close(jobs_r)
+        os.close(results_w)
+        worker = _Worker(process, f"webmd-extract-{self._spawned}", jobs_w, results_r)
+        self._attach(worker)
+        self._send(worker, self._setup)
+        return True
 
     def _attach(self, worker: _Worker) -> None:
         """Watch a started worker's result pipe."""
@@ -281,7 +293,8 @@ class ExtractPool:
     def _on_frame(self, worker: _Worker, payload: memoryview) -> None:
         if not worker.ready:
             worker.ready = payload == READY
-            if worker.ready and self.ready == self.processes:
+            if worker.ready and not self._announced and self.ready == self.processes:
+                self._announced = True
                 logger.info(
                     "%d extraction process%s ready, %.1f s after start",
                     self.processes,
@@ -318,6 +331,9 @@ class ExtractPool:
         )
         self._detach(worker)
         self._stop_worker(worker, time.monotonic() + CLOSE_WAIT_SECS)
+        if not self.closed and self._restarts_left > 0:
+            self._restarts_left -= 1
+            self._spawn()
 
     def _detach(self, worker: _Worker) -> None:
         """Stop watching the worker's pipes (before they are closed: a closed descriptor
