@@ -44,10 +44,9 @@ checked against its polled ``VmHWM``):
 trafilatura is installed only in ``.bench-venv2`` (created here when missing, with the
 same Scrapy, Twisted and lxml versions as ``.venv``), never in the project.
 
-With extraction processes, "CPU ms/page" is the crawl process's own: the workers are
-children of multiprocessing's fork server, which the crawl process never waits for, so
-``wait4`` does not count them (that is the figure that limits the crawl once extraction
-runs elsewhere; pages the crawl process extracts itself are in it).
+With extraction processes, "CPU ms/page" is the crawl process's and its workers': the
+workers are its children and it waits for them, so ``wait4`` counts them. (The crawl
+process's own share is in ``bench/profile_crawl.py``'s profile.)
 
 Pages/s = HTML pages the server answered with 200 during the run / wall time of the
 subprocess (start-up included); "steady pages/s" = pages between the first and the last

@@ -53,7 +53,7 @@ async def _ready_pool(processes: int = 1) -> ExtractPool:
     return pool
 
 
-async def _warm_fork_server() -> None:
+async def _warm_up() -> None:
     """Start and stop one pool first: the interpreter, lxml and the extractor are then
     in the OS's page cache, and a crawl's workers are ready well before its first page."""
     (await _ready_pool()).close()
@@ -82,7 +82,7 @@ def _pages(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 async def test_rows_are_the_same_when_workers_extract_the_pages(
     tmp_path: Path, serve_site: Callable[[Path], SiteServer]
 ) -> None:
-    await _warm_fork_server()
+    await _warm_up()
     site = _slow_robots_site(tmp_path, serve_site)
     here, here_stats = await crawl_with_stats(
         tmp_path / "here", {**CHUNKED, "WEBMD_EXTRACT_PROCESSES": 0}, start=site.url("/")
@@ -101,7 +101,7 @@ async def test_rows_are_the_same_when_workers_extract_the_pages(
 async def test_a_killed_worker_loses_no_page(
     tmp_path: Path, serve_site: Callable[[Path], SiteServer], caplog: pytest.LogCaptureFixture
 ) -> None:
-    await _warm_fork_server()
+    await _warm_up()
     site = _slow_robots_site(tmp_path, serve_site)
     here, _ = await crawl_with_stats(tmp_path / "here", CHUNKED, start=site.url("/"))
 
@@ -268,7 +268,7 @@ def test_ctrl_c_stops_the_crawl_and_its_workers(
 
 @deferred_f_from_coro_f
 async def test_unchanged_pages_extracted_in_a_worker_carry_no_content(tmp_path: Path) -> None:
-    await _warm_fork_server()
+    await _warm_up()
     root = tmp_path / "site"
     root.mkdir()
     pages = [f"/p{n}.html" for n in range(4)]
