@@ -15,6 +15,8 @@ Variants, each its own subprocess started through ``bench/measure.py`` (wall tim
 user + system of that child from ``wait4``, peak RSS = that child's ``ru_maxrss``,
 checked against its polled ``VmHWM``):
 
+* ``bare-items``: the same spider yielding each page as one item (url + decoded HTML)
+  into a JSONL feed: Scrapy's item path and feed export with no extraction;
 * ``bare-ciN``: ``bench/bare_spider.py``, a plain Scrapy ``SitemapSpider`` that fetches
   every sitemap page and does nothing, with the settings our spider runs with
   (8 concurrent requests, no delay, AutoThrottle off, asyncio reactor) and
@@ -98,7 +100,7 @@ WEBMD_FLAGS = [
 ]  # fmt: skip
 
 ALL_VARIANTS = [
-    "bare-ci100", "bare-ci16", "bare-ci4",
+    "bare-ci100", "bare-ci16", "bare-ci4", "bare-items",
     "webmd-ci100", "webmd", "webmd-ci4", "webmd-p0",
     "scrapy-trafilatura", "trafilatura-cli",
 ]  # fmt: skip
@@ -202,6 +204,11 @@ def no_delay(server: SiteServer) -> None:
 def command_of(variant: str, root: str, work: Path, cfg: Path) -> tuple[list[str], Path]:
     """(command, output file) of one variant."""
     feed = work / f"{variant}.out"
+    if variant == "bare-items":  # one page-sized item per page, JSONL feed, no extraction
+        return [
+            str(VENV_PY), str(BENCH / "bare_spider.py"), root, "--extract", "items",
+            "-o", str(feed),
+        ], feed  # fmt: skip
     if variant.startswith("bare-ci"):
         items = variant.removeprefix("bare-ci")
         return [
