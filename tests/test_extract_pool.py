@@ -186,6 +186,21 @@ async def test_a_page_out_when_the_pool_closes_fails_over() -> None:
         await future
 
 
+@deferred_f_from_coro_f
+async def test_a_pool_that_cannot_start_workers_leaves_pages_to_the_caller(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python3")
+    pool = ExtractPool(2, ExtractOptions())
+    pool.start()
+    try:
+        assert not pool.workers
+        assert pool.submit(b"<p>x</p>", "http://example.com/", None) is None
+        assert "could not start an extraction process" in caplog.text
+    finally:
+        pool.close()
+
+
 def test_auto_is_one_worker_per_spare_core() -> None:
     assert default_processes(1) == 0
     assert default_processes(2) == 1

@@ -185,7 +185,9 @@ class ExtractPool:
                 env=self._env,
                 start_new_session=True,  # Ctrl-C at a terminal is the crawl's to handle
             )
-        except OSError as exc:  # no worker: pages are extracted in the crawl process
+        except (OSError, ValueError, TypeError) as exc:
+            # no worker (no interpreter path in an embedded Python, no pass_fds on
+            # Windows, out of processes): pages are extracted in the crawl process
             for fd in (jobs_r, jobs_w, results_r, results_w):
                 os.close(fd)
             logger.warning("could not start an extraction process: %s", exc)
