@@ -65,6 +65,11 @@ def test_join_url_is_urljoin(base: str, href: str) -> None:
         ("http://h/a/../b.html", "c.html", "http://h/c.html"),
         ("http://h//a/b.html", "c.html", "http://h/a/c.html"),
         ("http://h", "c.html", "http://h/c.html"),
+        ("http://h/a/b/c.html", "../d.html#x", "http://h/a/d.html#x"),
+        ("http://h/a/c.html", "../../../x.html", "http://h/x.html"),
+        ("http://h/a/b/", "./../", "http://h/a/"),
+        ("http://h/a/b.html", "#top", "http://h/a/b.html#top"),
+        ("http://h/a/b.html", "", "http://h/a/b.html"),
     ],
 )
 def test_join_url_examples(base: str, href: str, joined: str) -> None:
@@ -80,8 +85,9 @@ _PLAIN_BASES = st.builds(
     st.sampled_from(["", "/"]),
 )
 _PLAIN_HREFS = st.builds(
-    lambda segments, slash, fragment: "/".join(segments) + slash + fragment,
-    st.lists(_PLAIN_SEGMENT, min_size=1, max_size=4),
+    lambda lead, segments, slash, fragment: lead + "/".join(segments) + slash + fragment,
+    st.sampled_from(["", "", "./", "../", "../../", "./../", "../../../../"]),
+    st.lists(_PLAIN_SEGMENT, max_size=4),
     st.sampled_from(["", "/"]),
     st.one_of(st.just(""), st.text(max_size=5).map(lambda f: "#" + f)),
 )

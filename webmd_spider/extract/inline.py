@@ -208,10 +208,12 @@ _NOT_LINKS = ("javascript:", "vbscript:", "data:", "about:")
 # A base URL whose directory a plain relative path can simply be appended to: lower-case
 # http(s), no params, query, fragment, whitespace, empty or dot segments in its path.
 _PLAIN_BASE = re.compile(r"https?://[A-Za-z0-9.:@%~_-]+(/[^?#;\s]*)\Z")
-# A relative path of plain segments (no dot segments, no scheme, query or params), with
-# an optional fragment free of whitespace and controls.
+# A relative path: an optional "./", any number of "../" (documentation generators
+# link across folders with them), then plain segments (no dot segments, no scheme,
+# query or params), with an optional fragment free of whitespace and controls.
 _PLAIN_HREF = re.compile(
-    r"([\w~-][\w.~-]*(?:/[\w~-][\w.~-]*)*/?)(?:#([^\x00- \x7f]*))?\Z", re.ASCII
+    r"(\./)?((?:\.\./)*)([\w~-][\w.~-]*(?:/[\w~-][\w.~-]*)*/?)?(?:#([^\x00- \x7f]*))?\Z",
+    re.ASCII,
 )
 
 
@@ -235,11 +237,18 @@ def join_url(base: str, href: str) -> str:
     string concatenation: urllib's parsing of both URLs was most of the cost. The
     shortcut gives exactly urljoin's result (tests compare them on generated URLs)."""
     plain = _PLAIN_HREF.match(href)
-    if plain is not None:
+    if plain is not None and (plain.group(1) or plain.group(2) or plain.group(3)):
         directory = _base_dir(base)
         if directory is not None:
-            fragment = plain.group(2)
-            return directory + plain.group(1) + (f"#{fragment}" if fragment else "")
+            ups = len(plain.group(2)) // 3
+            if ups:
+                # each "../" drops one folder of the base's directory, never the root
+                root_end = directory.index("/", directory.index("//") + 2) + 1
+                folders = directory[root_end:].split("/")[:-1]
+                kept = folders[: max(0, len(folders) - ups)]
+                directory = directory[:root_end] + "".join(f"{f}/" for f in kept)
+            fragment = plain.group(4)
+            return directory + (plain.group(3) or "") + (f"#{fragment}" if fragment else "")
     return urljoin(base, href)
 
 
