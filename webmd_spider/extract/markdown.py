@@ -191,6 +191,7 @@ def _head(markdown: str, room: int, items: bool, first: bool) -> str:
     cut = markdown[:room]
     if " " in cut.strip():
         cut = cut.rsplit(None, 1)[0]
+    cut = cut.rstrip()  # a cut just after a word ("00000 0" at 6) keeps no trailing space
     if _fences_balanced(cut):
         return cut
     # the cut falls inside a code block: keep whole code lines and close the fence
