@@ -241,7 +241,7 @@ class Fleet:
             args=["taking-only"],
         )
         pipe = self.redis.pipeline()
-        pipe.delete(self.key("inflight", self.worker), self.key("taking", self.worker))
+        pipe.delete(self.key("inflight", self.worker))  # ("taking" went with the script)
         pipe.delete(self.key("alive", self.worker), self.key("idle", self.worker))
         pipe.srem(self.key("workers"), self.worker)
         pipe.execute()
@@ -306,12 +306,13 @@ class Fleet:
         """Add ``fields`` to ``website``'s counters and, for a row, count it crawl-wide
         (the run summary the last worker writes): one round trip per row."""
         pipe = self.redis.pipeline()
-        site_key = self.key("site", website) if website else ""
-        for name, value in fields.items() if site_key else ():
-            if isinstance(value, int):
-                pipe.hincrby(site_key, name, value)
-            else:
-                pipe.hincrbyfloat(site_key, name, value)
+        if website:
+            site_key = self.key("site", website)
+            for name, value in fields.items():
+                if isinstance(value, int):
+                    pipe.hincrby(site_key, name, value)
+                else:
+                    pipe.hincrbyfloat(site_key, name, value)
         if row_type:
             pipe.hincrby(self.key("rows"), row_type, 1)
         if error_type:

@@ -11,7 +11,7 @@ with a wake-up pipe write per job and a thread hand-off per result; measured on 
 PostgreSQL documentation that cost the crawl process about 1.4 ms of CPU per page,
 half of everything else it does. Here each worker has one job pipe and one result
 pipe, both non-blocking and watched by the event loop itself: one ``write`` per job,
-one or two ``read`` per result, no threads after start-up.
+one or two ``read`` per result, no threads.
 
 Contract:
 
@@ -195,18 +195,14 @@ class ExtractPool:
         # the worker's ends: a dead worker then reads as end of file
         os.close(jobs_r)
         os.close(results_w)
+        os.set_blocking(jobs_w, False)
+        os.set_blocking(results_r, False)
         worker = _Worker(process, f"webmd-extract-{self._spawned}", jobs_w, results_r)
-        self._attach(worker)
+        self.workers.append(worker)
+        assert self._loop is not None
+        self._loop.add_reader(results_r, self._on_readable, worker)
         self._send(worker, self._setup)
         return True
-
-    def _attach(self, worker: _Worker) -> None:
-        """Watch a started worker's result pipe."""
-        assert self._loop is not None
-        os.set_blocking(worker.job_fd, False)
-        os.set_blocking(worker.result_fd, False)
-        self.workers.append(worker)
-        self._loop.add_reader(worker.result_fd, self._on_readable, worker)
 
     # -- jobs ----------------------------------------------------------------------
     @property

@@ -730,7 +730,10 @@ class SiteSpider(SitemapDiscovery, Spider):
                 self.fleet.finished(canonicalize(response.meta["webmd_url"]))
 
     def _needs_extraction(self, response: Response) -> bool:
-        """The cheap checks of ``_parse_page`` that come before extraction."""
+        """The cheap checks of ``_parse_page`` that come before extraction, so that no
+        page is sent to a worker for nothing. ``_parse_page`` takes them again after the
+        await, where they decide: meanwhile the page budget may have been reached, or
+        another URL of the same page written."""
         meta = response.meta
         if meta.get("webmd_refused") or response.status == 304:
             return False
