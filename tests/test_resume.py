@@ -109,10 +109,15 @@ def test_kill_9_mid_crawl_then_resume(slow_site: SiteServer, tmp_path: Path) -> 
 
     union = Counter(page_urls(rows1) + page_urls(rows2))
     assert set(union) == all_pages(slow_site)
-    assert max(union.values()) == 1, [u for u, n in union.items() if n > 1]
+    # The row is written to the feed, then marked done in the journal (resume.py): a kill
+    # between the two writes leaves the first run's last row unmarked, and that page
+    # alone is fetched and written again. Any other page is written once.
+    unmarked = {rows1[-1]["url"]}
+    twice = {u for u, n in union.items() if n > 1}
+    assert twice <= unmarked, twice
     # fetched again: only pages that had no row yet (in flight at the kill), at most a few
     again = set(run1_fetches) & set(fetched(slow_site, split))
-    assert not again & set(page_urls(rows1))
+    assert not (again & set(page_urls(rows1))) - unmarked
     assert len(again) <= 4, again
 
 
