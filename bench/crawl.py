@@ -30,6 +30,10 @@ checked against its polled ``VmHWM``):
 * ``webmd-noextract`` / ``webmd-noextract-ciN``: the same crawl with the extraction
   replaced by a lookup of results computed before the run (``bench/stub_extract.py``):
   what the rest of the crawl costs (not in the default set);
+* ``webmd-stubworker`` / ``webmd-stubworker-ciN``: the shipped crawl with one extraction
+  process whose answers were computed before the run (``bench/stub_worker.py``): the
+  crawl process's own ceiling, i.e. what a machine with a free core per worker allows
+  (a projection; not in the default set);
 * ``scrapy-trafilatura``: the bare spider calling ``trafilatura.extract(html,
   output_format="markdown", with_metadata=True, include_tables=True)`` per page and
   writing one JSONL row per page (``.bench-venv2``);
@@ -220,11 +224,11 @@ def command_of(variant: str, root: str, work: Path, cfg: Path) -> tuple[list[str
         ], feed
     if variant.startswith("webmd"):
         launcher = [str(VENV_PY), "-m", "scrapy"]
-        if variant.startswith("webmd-noextract"):
+        if variant.startswith(("webmd-noextract", "webmd-stubworker")):
             launcher = [
                 str(VENV_PY),
                 str(BENCH / "stub_extract.py"),
-                "run",
+                "run" if variant.startswith("webmd-noextract") else "run-workers",
                 str(work / DOCS_PICKLE),
             ]
         command = [
@@ -374,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     variants = [v for v in args.variants.split(",") if v]
     for variant in variants:
         if variant not in ALL_VARIANTS and not variant.startswith(
-            ("bare-ci", "webmd-ci", "webmd-noextract", "webmd-p")
+            ("bare-ci", "webmd-ci", "webmd-noextract", "webmd-stubworker", "webmd-p")
         ):
             parser.error(f"unknown variant {variant!r}; known: {', '.join(ALL_VARIANTS)}")
     ensure_docs(sites)
@@ -391,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not args.nagle:
                     no_delay(server)
                 print(f"{site}: {count} pages at {server.base_url}/", file=sys.stderr)
-                if any(v.startswith("webmd-noextract") for v in variants):
+                if any(v.startswith(("webmd-noextract", "webmd-stubworker")) for v in variants):
                     subprocess.run(
                         [str(VENV_PY), str(BENCH / "stub_extract.py"), "build", str(site_dir),
                          server.base_url, str(work / DOCS_PICKLE)],

@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         prepare_site(POSTGRES, site)
         with SiteServer(site) as server:
             no_delay(server)
-            if variant.startswith("webmd-noextract"):
+            if variant.startswith(("webmd-noextract", "webmd-stubworker")):
                 subprocess.run(
                     [str(VENV_PY), str(BENCH / "stub_extract.py"), "build", str(site),
                      server.base_url, str(Path(tmp) / DOCS_PICKLE)],

@@ -2,6 +2,7 @@
 
     python bench/stub_extract.py build SITE_DIR ORIGIN OUT.pickle
     python bench/stub_extract.py run OUT.pickle crawl site -a start=ORIGIN/ ...
+    python bench/stub_extract.py run-workers OUT.pickle crawl site -a start=ORIGIN/ ...
 
 ``build`` runs the real ``webmd_spider.extract.extract()`` on every ``*.html`` file of a
 served site folder, with the URLs the crawl will see (``ORIGIN`` + path), and pickles
@@ -12,6 +13,15 @@ dictionary lookup by URL path (unknown paths still get the real extraction), and
 lookup exists in this process only). Everything else (Scrapy, our middlewares,
 page rows, links, chunks, the JSONL feed) runs as shipped, so ``bench/crawl.py``'s
 ``webmd-noextract`` variant shows how fast the crawl could go if extraction were free.
+
+``run-workers`` leaves the crawl as shipped, extraction processes included, but starts
+``bench/stub_worker.py`` as the worker: it answers each page with the ``PageWork`` that
+``build`` also computed (``OUT.pickle.work``: the real ``extract_page`` with a chunk
+budget of 512 tokens, as ``bench/crawl.py`` crawls). The crawl process does all it
+does when workers extract (jobs out, results in, rows, links, chunks kept, feed)
+while the workers cost next to nothing: ``bench/crawl.py``'s ``webmd-stubworker``
+variant is the crawl process's own ceiling, i.e. the pages/s of a machine with enough
+cores for its workers. It is a projection, measured on this machine, not a crawl.
 """
 
 from __future__ import annotations
@@ -42,6 +52,38 @@ def build(site_dir: Path, origin: str, out: Path) -> None:
         docs["/"] = docs["/index.html"]
     with out.open("wb") as handle:
         pickle.dump(docs, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    build_work(site_dir, origin, Path(f"{out}.work"))
+
+
+def build_work(site_dir: Path, origin: str, out: Path) -> None:
+    """The pickled ``PageWork`` of every page, as an extraction process sends it."""
+    from webmd_spider.chunk import chunk_budget
+    from webmd_spider.extract import ExtractOptions
+    from webmd_spider.page_work import extract_page
+
+    options = ExtractOptions()
+    size, overlap = chunk_budget(chunk_tokens=512)
+    answers = {}
+    for path in sorted(site_dir.rglob("*.html")):
+        url_path = "/" + path.relative_to(site_dir).as_posix()
+        work = extract_page(path.read_bytes(), origin + url_path, "utf-8", options, size, overlap)
+        answers[url_path] = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
+    if "/index.html" in answers:
+        answers["/"] = answers["/index.html"]
+    with out.open("wb") as handle:
+        pickle.dump(answers, handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def run_workers(pickled: Path, scrapy_args: list[str]) -> None:
+    """The shipped crawl with ``bench/stub_worker.py`` as its extraction processes."""
+    import webmd_spider.extract_pool as pool_module
+
+    stub = Path(__file__).resolve().parent / "stub_worker.py"
+    pool_module.WORKER_ARGV = [str(stub), f"{pickled}.work"]
+    if not any(a.startswith("WEBMD_EXTRACT_PROCESSES=") for a in scrapy_args):
+        scrapy_args = [*scrapy_args, "-s", "WEBMD_EXTRACT_PROCESSES=1"]
+    sys.argv = ["scrapy", *scrapy_args]
+    runpy.run_module("scrapy", run_name="__main__", alter_sys=True)
 
 
 def run(pickled: Path, scrapy_args: list[str]) -> None:
@@ -73,6 +115,8 @@ def main() -> None:
         build(Path(sys.argv[2]), sys.argv[3].rstrip("/"), Path(sys.argv[4]))
     elif sys.argv[1:2] == ["run"]:
         run(Path(sys.argv[2]), sys.argv[3:])
+    elif sys.argv[1:2] == ["run-workers"]:
+        run_workers(Path(sys.argv[2]), sys.argv[3:])
     else:
         raise SystemExit(__doc__)
 

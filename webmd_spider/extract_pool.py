@@ -73,6 +73,9 @@ RESTARTS_PER_WORKER = 3
 #: close(): how long workers get to finish their current page before being terminated.
 CLOSE_WAIT_SECS = 1.0
 _READ_SIZE = 1 << 20
+#: What a worker runs: ``sys.executable`` + this + the two pipe descriptors. A module
+#: attribute so that a benchmark can put a stand-in worker there (bench/stub_extract.py).
+WORKER_ARGV: list[str] = ["-m", "webmd_spider.extract_worker"]
 
 
 class WorkerGone(Exception):
@@ -176,7 +179,7 @@ class ExtractPool:
         self._spawned += 1
         jobs_r, jobs_w = os.pipe()
         results_r, results_w = os.pipe()
-        command = [sys.executable, "-m", "webmd_spider.extract_worker", str(jobs_r), str(results_w)]
+        command = [sys.executable, *WORKER_ARGV, str(jobs_r), str(results_w)]
         try:
             process = subprocess.Popen(
                 command,

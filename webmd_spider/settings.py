@@ -73,7 +73,14 @@ DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.conditional.ConditionalRequestMiddleware": 70,
     # below RetryMiddleware (550) so it sees 429/503 before Scrapy would retry them
     "webmd_spider.downloadermiddlewares.politeness.PolitenessMiddleware": 560,
+    # Scrapy's, skipped for pages without the word "refresh" (see the module)
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
+    "webmd_spider.downloadermiddlewares.meta_refresh.FastMetaRefreshMiddleware": 580,
 }
+# Depth is ours (`max_depth`, the shortest link distance from the start URLs, in the
+# request's `webmd_depth`); Scrapy's DepthMiddleware would only count it a second time,
+# on every request the spider yields.
+SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,
@@ -97,7 +104,7 @@ FEED_STORAGES = {
     "": "webmd_spider.feedstorage.DurableFileFeedStorage",
     "file": "webmd_spider.feedstorage.DurableFileFeedStorage",
 }
-# JSON lines rows written without Scrapy's per-field serializer calls (same bytes).
+# JSON lines rows written without Scrapy's per-field serializer calls, encoded by orjson.
 FEED_EXPORTERS = {
     "jsonl": "webmd_spider.exporters.RowJsonLinesExporter",
     "jsonlines": "webmd_spider.exporters.RowJsonLinesExporter",

@@ -1,0 +1,73 @@
+"""Meta refresh: the byte check in front of Scrapy's middleware never hides a refresh
+Scrapy would follow, and a crawl still follows one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from scrapy.utils.defer import deferred_f_from_coro_f
+from w3lib.html import get_meta_refresh
+
+from webmd_spider.demo.server import SiteServer
+from webmd_spider.downloadermiddlewares.meta_refresh import may_refresh
+
+from .crawling import by_type, crawl
+from .test_crawl_edges import WORDS, build, page
+
+Serve = Callable[[Path], SiteServer]
+
+ENCODINGS = ["utf-8", "utf-16", "utf-16-le", "utf-32", "latin-1", "cp1252", "shift_jis", "gb18030"]
+PIECES = st.sampled_from(
+    [
+        '<meta http-equiv="refresh" content="0;url=/b.html">',
+        "<META HTTP-EQUIV=REFRESH CONTENT='5; URL=http://example.org/x'>",
+        '<meta content="1;url=/c" http-equiv="Refresh">',
+        "<script>var refresh = 1;</script>",
+        "<noscript><meta http-equiv=refresh content='0;url=/n'></noscript>",
+        "<p>ünïcödé text 日本語 </p>",
+        "<p>plain words</p>",
+        " " * 200,
+    ]
+)
+
+
+@given(st.lists(PIECES, max_size=12), st.sampled_from(ENCODINGS))
+def test_no_refresh_scrapy_would_find_is_ruled_out(pieces: list[str], encoding: str) -> None:
+    html = "<html><head>" + "".join(pieces) + "</head><body>x</body></html>"
+    try:
+        body = html.encode(encoding)
+    except UnicodeEncodeError:
+        return
+    # what Scrapy's get_meta_refresh scans: the first 4,096 characters
+    _interval, url = get_meta_refresh(html[:4096], "http://example.org/", encoding)
+    if url is not None:
+        assert may_refresh(body)
+
+
+def test_pages_without_the_word_are_ruled_out_and_wide_encodings_never() -> None:
+    assert not may_refresh(b"<html><p>" + b"x" * 50_000 + b"</p></html>")
+    assert not may_refresh(b"<p>" + b"y" * (4 * 4096) + b'<meta http-equiv="refresh">')
+    assert may_refresh("<p>nothing</p>".encode("utf-16"))
+    assert may_refresh("<p>nothing</p>".encode("utf-16-le"))
+
+
+@deferred_f_from_coro_f
+async def test_a_crawl_follows_a_meta_refresh(serve_site: Serve, tmp_path: Path) -> None:
+    moved = (
+        '<html><head><meta http-equiv="Refresh" content="0; url=/new.html"></head>'
+        f"<body><p>{WORDS}</p></body></html>"
+    )
+    site = build(tmp_path / "s", {"index.html": page("/old.html"), "old.html": moved})
+    (site / "new.html").write_text(
+        f"<html><head><title>New</title></head><body><p>{WORDS} new</p></body></html>",
+        encoding="utf-8",
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/", max_pages="10")
+    finals = {r["final_url"].removeprefix(server.base_url) for r in by_type(rows, "page")}
+    assert "/new.html" in finals
+    assert "/old.html" not in finals
+    assert server.hits("/new.html") == 1
