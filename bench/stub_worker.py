@@ -31,7 +31,7 @@ def main() -> int:
     jobs = Connection(int(sys.argv[2]), writable=False)
     results = Connection(int(sys.argv[3]), readable=False)
     try:
-        options, (size, overlap) = pickle.loads(jobs.recv_bytes())
+        options, (size, overlap), _gc_threshold = pickle.loads(jobs.recv_bytes())
         results.send_bytes(b"ready")
     except (EOFError, OSError):
         return 0

@@ -1,6 +1,6 @@
 """Extraction in worker processes, driven from the crawl's asyncio event loop.
 
-``ExtractPool(n, options, chunk_budget)`` starts ``n`` worker processes
+``ExtractPool(n, options, chunk_budget, gc_threshold)`` starts ``n`` worker processes
 (``python -m webmd_spider.extract_worker``, see that module for why not
 ``multiprocessing``) and hands them pages; each worker runs ``page_work.extract_page``
 and sends back a ``PageWork``.
@@ -144,11 +144,16 @@ class ExtractPool:
     """Worker processes for ``extract_page`` (see the module docstring)."""
 
     def __init__(
-        self, processes: int, options: ExtractOptions, chunk_budget: tuple[int, int] = (0, 0)
+        self,
+        processes: int,
+        options: ExtractOptions,
+        chunk_budget: tuple[int, int] = (0, 0),
+        gc_threshold: int = 0,
     ) -> None:
         self.processes = processes
         self.options = options
         self.chunk_budget = chunk_budget
+        self.gc_threshold = gc_threshold  # the workers' (gc_tuning.tune_gc; 0: Python's)
         self.workers: list[_Worker] = []
         self.closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -168,7 +173,7 @@ class ExtractPool:
         # the crawl process's import path, for a project that is not installed (a
         # Scrapyd egg put on sys.path at run time, a checkout run from its folder)
         self._env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        options = (self.options, self.chunk_budget)
+        options = (self.options, self.chunk_budget, self.gc_threshold)
         self._setup = _frame(pickle.dumps(options, pickle.HIGHEST_PROTOCOL))
         for _ in range(self.processes):
             if not self._spawn():

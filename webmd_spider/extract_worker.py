@@ -8,12 +8,12 @@ worker (as ``__mp_main__``), so a crawl started from a script without an
 under ``scrapy crawl`` every worker would import Scrapy and Twisted for nothing.
 
 Frames use ``multiprocessing.connection``'s format. The first job frame is the pickled
-``(ExtractOptions, (chunk_size, chunk_overlap))``; the worker then answers ``READY``
-and, for every later job frame (a pickled ``(body, url, encoding)``), one result frame:
-the pickled ``page_work.PageWork``, or a pickled None when the page failed here (the
-crawl process then extracts it itself). The worker ends when its job pipe ends (the
-pool closed, or the crawl process is gone). It ignores SIGINT: the crawl process
-decides what stops.
+``(ExtractOptions, (chunk_size, chunk_overlap), gc_threshold)`` (see ``gc_tuning``); the
+worker then answers ``READY`` and, for every later job frame (a pickled
+``(body, url, encoding)``), one result frame: the pickled ``page_work.PageWork``, or a
+pickled None when the page failed here (the crawl process then extracts it itself).
+The worker ends when its job pipe ends (the pool closed, or the crawl process is
+gone). It ignores SIGINT: the crawl process decides what stops.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import signal
 import sys
 from multiprocessing.connection import Connection
 
+from webmd_spider.gc_tuning import tune_gc
 from webmd_spider.page_work import extract_page
 
 READY = b"ready"
@@ -31,7 +32,8 @@ READY = b"ready"
 def serve(jobs: Connection, results: Connection) -> None:
     """A worker's life (see the module docstring)."""
     try:
-        options, (size, overlap) = pickle.loads(jobs.recv_bytes())
+        options, (size, overlap), gc_threshold = pickle.loads(jobs.recv_bytes())
+        tune_gc(gc_threshold)
         results.send_bytes(READY)
     except (EOFError, OSError):  # the pool closed before this worker was ready
         return

@@ -71,6 +71,9 @@ class JobOptions:
     #: convert pages in this many worker processes (0: in the crawl process);
     #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
     extract_processes: int = EXTRACT_AUTO
+    #: the garbage collector's young threshold in the crawl and extraction processes
+    #: (0: Python's default; see webmd_spider/gc_tuning.py)
+    gc_threshold: int = 10_000
 
 
 #: (minimum, maximum) for numeric options; None = unbounded on that side.
@@ -89,6 +92,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "chunk_overlap_tokens": (0, 1_250),
     "progress_secs": (0, None),
     "extract_processes": (0, 64),
+    "gc_threshold": (0, 10_000_000),
 }
 
 _TRUE = {"1", "true", "yes", "on"}

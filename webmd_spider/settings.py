@@ -167,3 +167,8 @@ WEBMD_REDIS_URL = ""
 # process). "auto": one per usable core beyond the crawl's own (none on one core, at
 # most 4); pages are converted in the crawl process until the workers are ready.
 WEBMD_EXTRACT_PROCESSES = "auto"
+# The garbage collector's young-generation threshold in the crawl process and its
+# extraction processes (Python's default is 700; 0 leaves the collector alone). With
+# 10,000 and the start-up objects frozen, a crawl spends ~45 ms instead of ~400 ms per
+# 1,000 pages collecting (webmd_spider/gc_tuning.py).
+WEBMD_GC_THRESHOLD = 10000

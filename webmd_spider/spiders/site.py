@@ -40,6 +40,7 @@ from twisted.python.failure import Failure
 from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
 from webmd_spider.extract_pool import ExtractPool, WorkerGone, default_processes
+from webmd_spider.gc_tuning import tune_gc
 from webmd_spider.incremental import NEW, REMOVED, UNCHANGED, change_of, is_gone
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.journal import CrawlJournal, QueuedUrl
@@ -234,7 +235,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         if processes:
             # started in start(), from the event loop; pages are extracted here until
             # its workers are ready
-            self._extract_pool = ExtractPool(processes, self.extract_options, self.chunk_budget)
+            self._extract_pool = ExtractPool(
+                processes, self.extract_options, self.chunk_budget, opts.gc_threshold
+            )
         # last: it takes the state's lock, which only spider_closed releases
         self.incremental = IncrementalState.open(
             opts, self._input_urls(), self.extract_options, self.ledger
@@ -300,6 +303,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._heartbeat = LoopingCall(self._fleet_heartbeat)
             self._heartbeat.start(HEARTBEAT_SECS, now=False)
         self._timer = _call_later(budget, self._on_time_budget)
+        # everything of the start-up is alive now: frozen, never scanned again
+        tune_gc(self.options.gc_threshold)
         self._start_extract_pool()
         for row in self._startup_rows:
             yield self._row(row)
