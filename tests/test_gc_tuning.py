@@ -27,9 +27,13 @@ def test_threshold_set_and_start_up_objects_frozen() -> None:
         "from webmd_spider.gc_tuning import tune_gc\n"
         "middle, old = gc.get_threshold()[1:]\n"
         "changed = tune_gc(5000)\n"
-        "print(changed, gc.get_threshold() == (5000, middle, old), gc.get_freeze_count() > 1000)\n"
+        "frozen = gc.get_freeze_count()\n"
+        "print(changed, gc.get_threshold() == (5000, middle, old), frozen > 1000)\n"
+        "junk = [[] for _ in range(100)]\n"
+        "tune_gc(6000)  # a second crawl in the same process: nothing more frozen\n"
+        "print(gc.get_freeze_count() == frozen, gc.get_threshold()[0])\n"
     )
-    assert out == "True True True"
+    assert out == "True True True\nTrue 6000"
 
 
 def test_zero_leaves_the_collector_alone() -> None:

@@ -17,7 +17,9 @@ waits for 10,000 allocations instead of 700 before it is freed: a few MB at most
 
 ``gc.freeze()`` moves every object alive at that point (modules, classes, settings,
 the spider) to a generation the collector never scans again: they live as long as the
-process anyway.
+process anyway. That is done once per process, at the first call: a process that runs
+crawl after crawl (a test suite, a script with several crawlers) must not freeze the
+objects of its earlier crawls, which would then never be collected.
 """
 
 from __future__ import annotations
@@ -26,15 +28,19 @@ import gc
 
 #: The default young-generation threshold of a crawl (CPython's own is 700).
 DEFAULT_THRESHOLD = 10_000
+_frozen = False
 
 
 def tune_gc(threshold: int = DEFAULT_THRESHOLD) -> bool:
-    """Freeze the objects alive now and set the young threshold to ``threshold``
-    (the older generations keep their thresholds); 0 leaves the collector as it is.
-    Returns whether anything was changed."""
+    """Freeze the objects alive now (at the first call in this process only) and set
+    the young threshold to ``threshold`` (the older generations keep theirs); 0 leaves
+    the collector as it is. Returns whether anything was changed."""
+    global _frozen
     if threshold <= 0:
         return False
-    gc.freeze()
+    if not _frozen:
+        _frozen = True
+        gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(threshold, middle, old)
     return True
