@@ -488,3 +488,21 @@ def test_include_html_has_no_internal_markers() -> None:
     )
     doc = extract(page, URL, options=ExtractOptions(include_html=True))
     assert doc.html and "data-webmd" not in doc.html
+
+
+def test_tab_labels_reach_the_markdown_whoever_set_them() -> None:
+    """The renderer reads tab labels only when the survey of the page saw one: a panel
+    labelled by the cleaner and an attribute the page itself carries both count."""
+    hidden = (
+        "<html><body><article><h1>Install</h1><p>" + "words " * 40 + "</p>"
+        '<div role="tablist"><button role="tab" aria-controls="p1">Linux</button></div>'
+        '<div role="tabpanel" id="p1" hidden><pre>apt install x</pre></div></article></body></html>'
+    )
+    assert "**Linux**" in extract(hidden, URL).markdown
+    native = (
+        "<html><body><article><h1>Install</h1><p>" + "words " * 40 + "</p>"
+        "<div data-webmd-tab='Rust'><pre>cargo build</pre></div></article></body></html>"
+    )
+    assert "**Rust**" in extract(native, URL).markdown
+    plain = native.replace(" data-webmd-tab='Rust'", "")
+    assert "Rust" not in extract(plain, URL).markdown

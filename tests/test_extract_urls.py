@@ -1,14 +1,15 @@
-"""`inline.join_url` gives exactly ``urllib.parse.urljoin``'s result, shortcut or not."""
+"""`inline.join_url` gives exactly ``urllib.parse.urljoin``'s result, shortcut or not;
+`inline.defrag_url` exactly ``urllib.parse.urldefrag``'s."""
 
 from __future__ import annotations
 
-from urllib.parse import urljoin
+from urllib.parse import urldefrag, urljoin
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webmd_spider.extract.inline import join_url
+from webmd_spider.extract.inline import defrag_url, join_url
 
 _PLAIN = ["a", "b.html", "x-y_z~", "c."] * 6
 _SEGMENTS = st.sampled_from([*_PLAIN, "", ".", "..", "é", "a b", "\\"])
@@ -98,3 +99,57 @@ _PLAIN_HREFS = st.builds(
 def test_join_url_shortcut_is_urljoin(base: str, href: str) -> None:
     """The shapes the shortcut takes (and fragments of any text, which it may not)."""
     assert _actual(base, href) == _expected(base, href)
+
+
+# URLs of the plain shape `defrag_url` cuts itself, mixed with every near miss that must
+# go to urllib (upper-case scheme, empty query, params, brackets, odd hosts, whitespace)
+_DEFRAG_URLS = st.builds(
+    lambda lead, scheme, host, path, query, fragment: (
+        f"{lead}{scheme}{host}{path}{query}{fragment}"
+    ),
+    st.sampled_from(["", "", "", "", " ", "\t"]),
+    st.sampled_from(["http://", "https://", "HTTP://", "ftp://", "http:", "http:///", ""]),
+    st.sampled_from(["h", "H.example:8080", "u@h", "[::1]", "[bad", "é.example", "h%41", ""]),
+    st.one_of(st.just(""), st.lists(_SEGMENTS, max_size=4).map(lambda s: "/" + _path(s))),
+    st.sampled_from(["", "", "?", "?q=1", "?a?b", ";p", "/;", ";", "?\n"]),
+    st.one_of(
+        st.sampled_from(["", "#", "#f", "#a#b", "#\t", "#?x", "#;"]),
+        st.text(max_size=6).map(lambda f: "#" + f),
+    ),
+)
+
+
+def _defrag_expected(url: str) -> str | None:
+    try:
+        return urldefrag(url)[0]
+    except ValueError:
+        return None
+
+
+def _defrag_actual(url: str) -> str | None:
+    try:
+        return defrag_url(url)
+    except ValueError:
+        return None
+
+
+@settings(max_examples=2000)
+@given(_DEFRAG_URLS)
+def test_defrag_url_is_urldefrag(url: str) -> None:
+    assert _defrag_actual(url) == _defrag_expected(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [
+        ("http://h/a.html#x", "http://h/a.html"),
+        ("https://h:8080/a/b?q=1#x#y", "https://h:8080/a/b?q=1"),
+        ("http://h#x", "http://h"),
+        ("http://h/a.html?#x", "http://h/a.html"),  # urllib drops an empty query
+        ("HTTP://h/a#x", "http://h/a"),  # and lower-cases the scheme
+        ("http://h/a;#x", "http://h/a"),  # and drops empty params
+        ("http://h/a.html", "http://h/a.html"),
+    ],
+)
+def test_defrag_url_examples(url: str, page: str) -> None:
+    assert defrag_url(url) == page == urldefrag(url)[0]

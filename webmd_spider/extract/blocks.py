@@ -35,6 +35,7 @@ from webmd_spider.extract.inline import (
     image_source,
     is_http,
     markdown_url,
+    may_need_escape,
     resolve,
     tidy_code,
 )
@@ -168,6 +169,7 @@ class Renderer:
         keep_links: bool,
         keep_images: bool,
         cell_sep: str = "\t",
+        tab_labels: bool = True,
     ) -> None:
         self.base_url = base_url
         self.page_url = base_url.split("#", 1)[0]
@@ -175,6 +177,8 @@ class Renderer:
         self.keep_links = keep_links
         self.keep_images = keep_images
         self.cell_sep = cell_sep
+        #: False when no element carries TAB_ATTR: the walk need not read it
+        self.tab_labels = tab_labels
         self.headings: list[Heading] = []
         self.links: list[Link] = []
         self.images: list[Image] = []
@@ -207,15 +211,21 @@ class Renderer:
             return
         if top.text:
             self._text(top.text)
-        iterators = [iter(top)]
+        # children as slices (one C call each) walked by list iterators: cheaper than
+        # lxml's child iterators, which cost a call per child (lxml-stubs type only
+        # integer indexes, hence the ignores)
+        iterators = [iter(top[:])]  # type: ignore[index]
         elements = [top]
         ends = [record]
+        # most elements need nothing at their end (record None): no call for them
         while iterators:
             child = next(iterators[-1], None)
             if child is None:
                 iterators.pop()
                 done = elements.pop()
-                self._end(ends.pop())
+                record = ends.pop()
+                if record is not None:
+                    self._end(record)
                 if iterators and done.tail:
                     self._text(done.tail)
                 continue
@@ -227,26 +237,31 @@ class Renderer:
             if descend:
                 if child.text:
                     self._text(child.text)
-                iterators.append(iter(child))
+                iterators.append(iter(child[:]))  # type: ignore[index]
                 elements.append(child)
                 ends.append(record)
             else:
-                self._end(record)
+                if record is not None:
+                    self._end(record)
                 if child.tail:
                     self._text(child.tail)
 
     def _start(self, el: etree._Element) -> tuple[bool, tuple[Any, ...] | None]:
         """Open `el`: (walk its children?, record for its end)."""
         category = _CATEGORY.get(el.tag, INLINE)
-        label = el.get(TAB_ATTR)
-        if label is not None and category != SKIP:
-            self._tab_label(label)
+        if self.tab_labels:
+            label = el.get(TAB_ATTR)
+            if label is not None and category != SKIP:
+                self._tab_label(label)
         if category == INLINE:
             return True, None
         if category == SKIP:
             return False, None
+        if category == CODE_SPAN:  # the most frequent element of documentation: test it early
+            self._inline_code(el)
+            return False, None
         inline = self.inline > 0
-        if category == BLOCK and _INLINE_DISPLAY(el.get("style") or ""):
+        if category == BLOCK and (style := el.get("style")) and _INLINE_DISPLAY(style):
             # <div style="display:inline-block">: no line break around it; an empty
             # one (a widget's shell) is skipped with its empty block children
             empty = not str(_STRING(el)).strip() and next(el.iter("img"), None) is None
@@ -265,9 +280,6 @@ class Renderer:
             return True, (END_WRAP, box, box.gen, len(box.md), category)
         if category == ANCHOR:
             return True, self._start_link(el)
-        if category == CODE_SPAN:
-            self._inline_code(el)
-            return False, None
         if category == IMG:
             self._image(el)
             return False, None
@@ -369,7 +381,8 @@ class Renderer:
         if box.sep:
             self._separate(box)
         plain = words[0] if len(words) == 1 else " ".join(words)
-        md = escape_text(plain, self.links_open > 0)
+        # most runs need no escaping: the pre-check here saves a call per text node
+        md = escape_text(plain, self.links_open > 0) if may_need_escape(plain) else plain
         if not box.space and text[0].isspace():
             md = " " + md
             plain = " " + plain
@@ -687,7 +700,8 @@ class Renderer:
 
     def _render_cell(self, cell: etree._Element) -> tuple[str, str]:
         """(Markdown, text) of a table cell on one line, `|` escaped."""
-        if not len(cell) and cell.get(TAB_ATTR) is None:  # text only: the common case
+        if not len(cell) and (not self.tab_labels or cell.get(TAB_ATTR) is None):
+            # text only: the common case
             plain = " ".join((cell.text or "").split())
             md = escape_text(plain)
             return (md.replace("|", "\\|") if "|" in md else md), plain

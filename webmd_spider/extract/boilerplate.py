@@ -29,20 +29,37 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.clean import TAB_LABEL_ATTR
 from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, PROSE, Element, TextStats
 
 _NAME_SPLIT = re.compile(r"[\s\-_:./]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_UPPER = re.compile(r"[A-Z]").search
+
+
+def _name_parts(value: str) -> list[str]:
+    """The words of a class attribute or id as written: split at separators and at
+    camelCase humps ("mainNav_2" -> "main", "Nav", "2"), empty ones dropped."""
+    parts = _NAME_SPLIT.split(value)
+    if _UPPER(value) is None:  # no hump to split at: skip a regex split per part
+        return [part for part in parts if part]
+    return [w for part in parts for w in _CAMEL.split(part) if w]
+
+
 _SPACES = re.compile(r"\s+")
 _HEADER_WORDS = frozenset({"header", "masthead", "banner", "topbar"})
-_HEADING_XPATH = "descendant::*[self::h1 or self::h2 or self::h3]"
-_ANY_HEADING = "descendant::*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
+# compiled once: `element.xpath(str)` compiles its expression on every call
+_HEADING_XPATH = etree.XPath("descendant::*[self::h1 or self::h2 or self::h3]")
+_ANY_HEADING = etree.XPath(
+    "descendant::*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
+)
 
 # Verdicts of a class or id name, weakest first (an element takes the strongest).
 NOT_CHROME = 0
@@ -69,7 +86,7 @@ def name_verdict(name: str) -> int:
         return NOT_CHROME
     if lower in v.BOILERPLATE_NAMES:
         return CHROME
-    words = [_word(w) for part in _NAME_SPLIT.split(name) for w in _CAMEL.split(part) if w]
+    words = [_word(w) for w in _name_parts(name)]
     chrome = [w for w in words if w in v.BOILERPLATE_WORDS]
     if any(w in v.STRONG_BOILERPLATE_WORDS for w in words):
         return CHROME
@@ -104,12 +121,29 @@ def element_verdict(element: Element) -> int:
 @lru_cache(maxsize=8192)
 def _player_name(value: str) -> bool:
     """A class attribute or id with a word naming a media player ("video-player", "vjs-...")."""
-    return any(
-        w.lower() in v.PLAYER_WORDS
-        for part in _NAME_SPLIT.split(value)
-        for w in _CAMEL.split(part)
-        if w
-    )
+    return any(w.lower() in v.PLAYER_WORDS for w in _name_parts(value))
+
+
+# Every word that some rule of `name_verdict` or `_player_name` needs to see.
+_CHROME_HINT_WORDS = v.BOILERPLATE_WORDS | v.STRONG_BOILERPLATE_WORDS | v.PLAYER_WORDS
+
+
+@lru_cache(maxsize=8192)
+def _chrome_name(value: str) -> bool:
+    """A class attribute or id that makes its element a chrome candidate: a chrome
+    verdict (`attr_verdict`) or a media player's name."""
+    # Ids are mostly unique ("id-1.9.3.172"), so this is often a cache miss, and the
+    # two rules below (three caches deep) cost several times this test: neither can
+    # fire unless a name of the value is a chrome name, or a word of it, lower-cased
+    # and with or without a number glued to its end (`_word`), is a chrome or player word.
+    words = _name_parts(value)
+    keys = {w.lower() for w in words}
+    keys.update(_word(w) for w in words if w[-1].isdigit())
+    if keys.isdisjoint(_CHROME_HINT_WORDS) and v.BOILERPLATE_NAMES.isdisjoint(
+        value.lower().split()
+    ):
+        return False
+    return attr_verdict(value) != NOT_CHROME or _player_name(value)
 
 
 @lru_cache(maxsize=4096)
@@ -128,46 +162,89 @@ def is_player(element: Element) -> bool:
 def class_words(element: Element) -> set[str]:
     """Lower-cased words of the element's classes and id."""
     raw = f"{element.get('class') or ''} {element.get('id') or ''}"
-    return {w.lower() for part in _NAME_SPLIT.split(raw) for w in _CAMEL.split(part) if w}
+    return {w.lower() for w in _name_parts(raw)}
 
 
-_COOKIE_HINT = re.compile("|".join(re.escape(h) for h in v.COOKIE_TEXT_HINTS))
 _STRING = etree.XPath("string()")
 _COOKIE_TEXTS = etree.XPath(
     "descendant::text()[" + " or ".join(f"contains(., '{h}')" for h in v.COOKIE_TEXT_HINTS) + "]"
 )
 
 
+@dataclass(slots=True)
+class Survey:
+    """What one walk over a page's elements finds by their tags and attributes."""
+
+    #: `chrome_candidates()` of the page
+    candidates: list[Element]
+    #: (element, id, class) of every element with an id or a class, in document order
+    named: list[tuple[Element, str | None, str | None]]
+    #: the elements below the top with role="main", in document order
+    role_main: list[Element]
+    #: whether some element carries a tab label (`TAB_LABEL_ATTR`, set by clean.py)
+    tab_labels: bool
+    #: (element, itemprop) of the elements below the top with an itemprop, in document order
+    itemprops: list[tuple[Element, str]]
+
+
+def survey(top: Element, stats: TextStats) -> Survey:
+    """`chrome_candidates()` of `top` (`stats` measured on it), and on the same walk
+    what root selection and rendering read from the attributes of every element:
+    containers by id / class / itemprop, [role=main], whether any tab label is set.
+
+    One walk instead of four: on documentation pages of a few hundred elements each
+    walk, with its attribute reads, costs as much as the work it feeds."""
+    marked: list[Element] = []
+    named: list[tuple[Element, str | None, str | None]] = []
+    role_main: list[Element] = []
+    tab_labels = False
+    itemprops: list[tuple[Element, str]] = []
+    tags = v.BOILERPLATE_TAGS
+    roles = v.BOILERPLATE_ROLES
+    for element in stats.elements:
+        # one C call for all the attributes (most elements have none or one), rather
+        # than a lookup per name; the HTML parser keeps one value per name
+        cls = ident = role = label = None
+        for name, value in element.items():
+            if name == "class":
+                cls = value
+            elif name == "id":
+                ident = value
+            elif name == "role":
+                role = value
+            elif name == "aria-label":
+                label = value
+            elif name == "itemprop":
+                if element is not top:
+                    itemprops.append((element, value))
+            elif name == TAB_LABEL_ATTR:
+                tab_labels = True
+        if cls or ident:
+            named.append((element, ident, cls))
+        if role == "main" and element is not top:
+            role_main.append(element)
+        if (
+            element.tag in tags
+            or (cls and _chrome_name(cls))
+            or (ident and _chrome_name(ident))
+            or (role and role.lower() in roles)
+        ):
+            marked.append(element)
+            continue
+        if label and _player_label(label):
+            marked.append(element)
+    found = dict.fromkeys(marked)
+    for element in stats.link_farms:
+        found[element] = None  # one already found keeps its place
+    found.pop(top, None)
+    return Survey(list(found), named, role_main, tab_labels, itemprops)
+
+
 def chrome_candidates(top: Element, stats: TextStats) -> list[Element]:
     """Elements under `top` that some chrome rule might remove: landmark tags and
     roles, chrome-classed ids / classes, and link farms (unique, document order
     except link farms last)."""
-    found: dict[Element, None] = {}
-    tags = v.BOILERPLATE_TAGS
-    roles = v.BOILERPLATE_ROLES
-    for element in stats.elements:
-        if element.tag in tags:
-            found[element] = None
-            continue
-        cls = element.get("class")
-        if cls and (attr_verdict(cls) != NOT_CHROME or _player_name(cls)):
-            found[element] = None
-            continue
-        ident = element.get("id")
-        if ident and (attr_verdict(ident) != NOT_CHROME or _player_name(ident)):
-            found[element] = None
-            continue
-        role = element.get("role")
-        if role and role.lower() in roles:
-            found[element] = None
-            continue
-        label = element.get("aria-label")
-        if label and _player_label(label):
-            found[element] = None
-    for element in stats.link_farms:
-        found[element] = None
-    found.pop(top, None)
-    return list(found)
+    return survey(top, stats).candidates
 
 
 class Cleaner:
@@ -190,7 +267,8 @@ class Cleaner:
             self.protected.update(h1.iterancestors())
         # Highlighters class code tokens "comment", "tag", "meta"...: never chrome.
         for code in root.iter("pre", "code"):
-            self.protected.update(code.iterdescendants())
+            if len(code):  # most code spans are one text node: nothing to protect
+                self.protected.update(code.iterdescendants())
         self.content_chars = max(1, stats.chars(root))
         self.content_prose = stats.prose(root)
         self.root_is_page = root.tag in ("body", "html")
@@ -239,39 +317,54 @@ class Cleaner:
         in_pager: set[Element] = set()
         of = self.of
         protected = self.protected
-        for element in self.root.iter(etree.Element):
-            if element is self.root or element in protected:
+        root = self.root
+        # the thresholds, read once: this loop visits every element of the root
+        leaf_max = max(v.AD_LABEL_MAX_CHARS, v.TAG_LIST_LABEL_MAX_CHARS)
+        byline_max = v.BYLINE_MAX_CHARS
+        byline_prose = v.BYLINE_MAX_PROSE
+        ui_max = v.UI_BLOCK_MAX_CHARS
+        pager_max = v.PAGER_MAX_CHARS
+        pager_share = v.PAGER_LINK_SHARE
+        skip_tags = v.UI_SKIP_TAGS
+        stop_tags = v.UI_STOP_TAGS
+        for element in root.iter(etree.Element):
+            if element is root or element in protected:
                 continue
             s = of.get(element)
-            if s is None or s[CHARS] == 0:
+            if s is None:
+                continue
+            chars = s[CHARS]
+            if chars == 0:
                 continue
             cls = element.get("class")
             if cls and _gallery_name(cls) and self._is_gallery(element, galleries):
                 galleries.append(element)
-            if s[CHARS] <= v.AD_LABEL_MAX_CHARS and len(element) == 0:
+            if chars <= leaf_max and not len(element):
+                # a leaf: its own text is all of its text
                 text = element.text
-                if text and _SPACES.sub(" ", text).strip().lower() in v.AD_LABELS:
-                    labels.append(element)
-            if s[CHARS] <= v.TAG_LIST_LABEL_MAX_CHARS and len(element) == 0:
-                text = element.text
-                if text and v.TAG_LIST_LABELS.match(text):
-                    tag_labels.append(element)
-            if self._is_byline(element, s):
+                if text:
+                    ad_label, tag_label = _leaf_labels(text)
+                    if ad_label:
+                        labels.append(element)
+                    if tag_label:
+                        tag_labels.append(element)
+            prose = s[PROSE]
+            if chars <= byline_max and prose <= byline_prose and _is_byline(element, cls):
                 bylines.append(element)
-            if s[CHARS] <= v.UI_BLOCK_MAX_CHARS and s[PROSE] == 0:
+            if chars <= ui_max and prose == 0:
                 if element.getparent() in in_control:
                     in_control.add(element)  # inside a found block: nothing new
-                elif element.tag not in v.UI_SKIP_TAGS and _is_ui_block(element):
+                elif element.tag not in skip_tags and _is_ui_block(element):
                     in_control.add(element)
                     # the text of a heading or a table cell is the page's, whatever its words
-                    if not any(a.tag in v.UI_STOP_TAGS for a in element.iterancestors()):
+                    if not any(a.tag in stop_tags for a in element.iterancestors()):
                         controls.append(element)
-            if s[CHARS] <= v.PAGER_MAX_CHARS and s[LINK_CHARS] >= v.PAGER_LINK_SHARE * s[CHARS]:
+            if chars <= pager_max and s[LINK_CHARS] >= pager_share * chars:
                 if element.getparent() in in_pager:
                     in_pager.add(element)
-                elif element.tag not in v.UI_SKIP_TAGS and _is_pager(element):
+                elif element.tag not in skip_tags and _is_pager(element):
                     in_pager.add(element)
-                    if not any(a.tag in v.UI_STOP_TAGS for a in element.iterancestors()):
+                    if not any(a.tag in stop_tags for a in element.iterancestors()):
                         pagers.append(element)
         return galleries, labels, bylines, controls, pagers
 
@@ -357,7 +450,7 @@ class Cleaner:
 
     def _is_own_header(self, element: Element) -> bool:
         """A header with a title that belongs to an article, not to the site."""
-        if not element.xpath(_HEADING_XPATH):
+        if not _HEADING_XPATH(element):
             return False
         if not self.root_is_page:
             return True
@@ -432,8 +525,11 @@ class Cleaner:
 
     def _remove_cookie_notices(self) -> None:
         # one C-level read of the root's text first: most pages have no hint at all,
-        # and the per-text-node XPath below costs far more than this
-        if _COOKIE_HINT.search(str(_STRING(self.root))) is None:
+        # and the per-text-node XPath below costs far more than this (a substring test
+        # per hint, not one regular expression: the alternation is tried at every
+        # character of the text, which costs more than building the string)
+        whole = str(_STRING(self.root))
+        if not any(hint in whole for hint in v.COOKIE_TEXT_HINTS):
             return
         texts: list[Any] = _COOKIE_TEXTS(self.root)  # type: ignore[assignment]
         for text in texts:
@@ -606,15 +702,33 @@ class Cleaner:
             if link.getparent() is not None:
                 link.drop_tree()
 
-    def _is_byline(self, element: Element, s: tuple[int, ...]) -> bool:
-        """A short byline / dateline block (its facts are the row's author and dates)."""
-        if not s[CHARS] <= v.BYLINE_MAX_CHARS or s[PROSE] > v.BYLINE_MAX_PROSE:
+
+def _is_byline(element: Element, cls: str | None) -> bool:
+    """A byline / dateline block by its names (`cls` is its class attribute), with no
+    heading inside; the caller has checked that it is short and holds no prose (its
+    facts are the row's author and dates)."""
+    if element.tag in v.HEADING_TAGS:
+        return False
+    if len(element.attrib) == (0 if cls is None else 1):
+        # no attribute but the class, if any (most elements): the names are the class's
+        # words, read without three more attribute lookups
+        if not cls or not cls.strip() or not _is_byline_name(cls):
             return False
-        if element.tag in v.HEADING_TAGS:
-            return False
+    else:
         get = element.get
-        names = f"{get('class') or ''} {get('id') or ''} {get('itemprop') or ''} {get('rel') or ''}"
-        return bool(names.strip()) and _is_byline_name(names) and not element.xpath(_ANY_HEADING)
+        names = f"{cls or ''} {get('id') or ''} {get('itemprop') or ''} {get('rel') or ''}"
+        if not names.strip() or not _is_byline_name(names):
+            return False
+    return not _ANY_HEADING(element)
+
+
+@lru_cache(maxsize=16384)  # short leaf texts ("NULL", "Tags", "Advertisement") repeat
+def _leaf_labels(text: str) -> tuple[bool, bool]:
+    """(an ad label, a tag-list label): what the whole text of a leaf element is."""
+    chars = len(text.strip())  # a leaf's measured characters
+    ad_label = chars <= v.AD_LABEL_MAX_CHARS and " ".join(text.split()).lower() in v.AD_LABELS
+    tag_label = chars <= v.TAG_LIST_LABEL_MAX_CHARS and v.TAG_LIST_LABELS.match(text) is not None
+    return ad_label, tag_label
 
 
 _WORDS = re.compile(r"\w+")
@@ -624,7 +738,14 @@ def _is_ui_block(element: Element) -> bool:
     """All the element's words are interface words, fillers, numbers or single
     letters, with one interface word at least (or a "1 of 24" counter), and it
     holds no heading, code or table."""
-    text = element.text_content().strip()
+    # a leaf's text content is its own text, read without lxml.html's XPath call
+    text = ((element.text or "") if not len(element) else element.text_content()).strip()
+    return _ui_text(text) and next(element.iter(*v.UI_KEEP_DESCENDANTS), None) is None
+
+
+@lru_cache(maxsize=4096)  # short texts ("NULL", "Next", "1 of 24") repeat across pages
+def _ui_text(text: str) -> bool:
+    """The words rule of `_is_ui_block` on the element's stripped text."""
     if text.endswith(":"):
         return False
     words = _WORDS.findall(text.lower())
@@ -636,9 +757,7 @@ def _is_ui_block(element: Element) -> bool:
             real = True
         elif not (word in v.UI_FILLER_WORDS or word.isdigit() or len(word) == 1):
             return False
-    if not real and not v.UI_COUNTER.match(text):
-        return False
-    return next(element.iter(*v.UI_KEEP_DESCENDANTS), None) is None
+    return real or v.UI_COUNTER.match(text) is not None
 
 
 def _is_pager(element: Element) -> bool:
@@ -656,7 +775,7 @@ def _is_pager(element: Element) -> bool:
 
 @lru_cache(maxsize=4096)  # class/id names repeat across a page's elements
 def _is_byline_name(names: str) -> bool:
-    words = [w.lower() for part in _NAME_SPLIT.split(names) for w in _CAMEL.split(part) if w]
+    words = [w.lower() for w in _name_parts(names)]
     if any(w in v.BYLINE_WORDS for w in words):
         return True
     return any(pair in v.BYLINE_PAIRS for pair in itertools.pairwise(words))
@@ -667,7 +786,7 @@ def _gallery_name(value: str) -> bool:
     """A class attribute with a name made of a gallery word and qualifiers
     ("full-gallery", "slideshow-container"; not "gallery-caption-text")."""
     for name in value.split():
-        words = [w.lower() for part in _NAME_SPLIT.split(name) for w in _CAMEL.split(part) if w]
+        words = [w.lower() for w in _name_parts(name)]
         if any(w in v.GALLERY_WORDS for w in words) and all(
             w in v.GALLERY_WORDS or w in v.QUALIFIER_WORDS or w.isdigit() for w in words
         ):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import lxml.html
 from lxml import etree
@@ -73,9 +73,12 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     _remove_small_forms(root, forms)
 
 
+_VISIBLE_CHARS = etree.XPath("string-length(normalize-space())")  # compiled once
+
+
 def visible_chars(element: lxml.html.HtmlElement) -> int:
     """Characters of the element's text with whitespace runs counted as one space."""
-    return int(element.xpath("string-length(normalize-space())"))
+    return int(cast(float, _VISIBLE_CHARS(element)))
 
 
 def _drop_all(elements: Iterable[lxml.html.HtmlElement]) -> None:

@@ -64,6 +64,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         keep_links=opts.keep_links,
         keep_images=opts.keep_images,
         max_chars=opts.max_chars,
+        tab_labels=selection.tab_labels,
     )
     doc.markdown = rendered.markdown
     doc.text = rendered.text

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 from lxml import etree
 
@@ -31,6 +31,8 @@ _ESCAPE_IN_LINK = re.compile(
 )
 # Cheap pre-check: most text runs hold none of the characters above.
 _MAY_NEED_ESCAPE = re.compile(r"[\\`*_\[\]<&~]").search
+#: `_MAY_NEED_ESCAPE`, for callers that skip `escape_text` when it finds nothing
+may_need_escape = _MAY_NEED_ESCAPE
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -95,17 +97,22 @@ _LANG_NAME = re.compile(r"^[\w+#.-]{1,30}$")
 _NO_LANGUAGE = frozenset({"none", "default", "nohighlight", "plain", "notranslate"})
 
 
+@lru_cache(maxsize=1024)
+def _class_language(classes: str) -> str | None:
+    """The language named by a class attribute (the same few repeat on every page)."""
+    match = _LANG_CLASS.search(classes) or _SOURCE_CODE_CLASS.search(classes)
+    if match:
+        return (match.group(1) or match.group(match.lastindex or 1)).lower()
+    return None
+
+
 def _language_of(node: etree._Element) -> str | None:
     for attr in ("data-lang", "data-language"):
         value = (node.get(attr) or "").strip()
         if value and _LANG_NAME.match(value):
             return value.lower()
     classes = node.get("class")
-    if classes:
-        match = _LANG_CLASS.search(classes) or _SOURCE_CODE_CLASS.search(classes)
-        if match:
-            return (match.group(1) or match.group(match.lastindex or 1)).lower()
-    return None
+    return _class_language(classes) if classes else None
 
 
 def code_language(pre: etree._Element) -> str:
@@ -116,7 +123,8 @@ def code_language(pre: etree._Element) -> str:
     "brush: x", pandoc's "sourceCode x", and data-lang / data-language.
     """
     nodes: list[etree._Element] = [pre]
-    code = next(iter(pre), None) if len(pre) == 1 else pre.find("code")
+    # `find("code")`, without ElementPath's Python-level path parsing
+    code = next(iter(pre), None) if len(pre) == 1 else next(pre.iterchildren("code"), None)
     if code is not None and isinstance(code.tag, str):
         nodes.append(code)
     parent = pre.getparent()
@@ -152,7 +160,9 @@ def code_text(pre: etree._Element, tidy: bool = True) -> str:
         raw = pre.text or ""
     else:
         parts: list[str] = [pre.text or ""]
-        stack = [iter(pre)]
+        # children as slices walked by list iterators (one C call per element, not per
+        # child; lxml-stubs type only integer indexes)
+        stack = [iter(pre[:])]  # type: ignore[index]
         elements: list[etree._Element] = []
         while stack:
             child = next(stack[-1], None)
@@ -179,7 +189,7 @@ def code_text(pre: etree._Element, tidy: bool = True) -> str:
                 continue
             if child.text:
                 parts.append(child.text)
-            stack.append(iter(child))
+            stack.append(iter(child[:]))  # type: ignore[index]
             elements.append(child)
         raw = "".join(parts)
     return tidy_code(raw) if tidy else raw
@@ -237,19 +247,42 @@ def join_url(base: str, href: str) -> str:
     string concatenation: urllib's parsing of both URLs was most of the cost. The
     shortcut gives exactly urljoin's result (tests compare them on generated URLs)."""
     plain = _PLAIN_HREF.match(href)
-    if plain is not None and (plain.group(1) or plain.group(2) or plain.group(3)):
+    if plain is None:
+        return urljoin(base, href)
+    dot, up, path, fragment = plain.groups()  # one call for the four groups
+    if dot or up or path:
         directory = _base_dir(base)
         if directory is not None:
-            ups = len(plain.group(2)) // 3
+            ups = len(up) // 3
             if ups:
                 # each "../" drops one folder of the base's directory, never the root
                 root_end = directory.index("/", directory.index("//") + 2) + 1
                 folders = directory[root_end:].split("/")[:-1]
                 kept = folders[: max(0, len(folders) - ups)]
                 directory = directory[:root_end] + "".join(f"{f}/" for f in kept)
-            fragment = plain.group(4)
-            return directory + (plain.group(3) or "") + (f"#{fragment}" if fragment else "")
+            return directory + (path or "") + (f"#{fragment}" if fragment else "")
     return urljoin(base, href)
+
+
+# An absolute http(s) URL that urllib gives back unchanged (but for its fragment) when it
+# parses and unparses it: lower-case scheme, plain ASCII host, no ";" in the path (params
+# could be lost), a query only when not empty, no tab or line break (urllib drops them).
+_PLAIN_FRAGMENTED = re.compile(
+    r"https?://[A-Za-z0-9.:@%~_-]+(?:/[^?#;\t\n\r]*)?(?:\?[^#\t\n\r]+)?#[^\t\n\r]*\Z"
+)
+
+
+def defrag_url(url: str) -> str:
+    """``urllib.parse.urldefrag(url)[0]``: `url` without its fragment.
+
+    A URL without "#" is returned as is (as urldefrag does); one of the plain shape
+    above is cut at its first "#", which is what urllib's parse and unparse give for
+    it at a fraction of the cost; anything else goes to urllib."""
+    if "#" not in url:
+        return url
+    if _PLAIN_FRAGMENTED.match(url):
+        return url[: url.index("#")]
+    return urldefrag(url)[0]
 
 
 def resolve(base: str, href: str | None) -> str | None:
@@ -285,9 +318,14 @@ def is_http(url: str) -> bool:
 _URL_UNSAFE = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"})
 
 
+_MAY_BE_UNSAFE = re.compile(r"[ ()<>]").search
+
+
 def markdown_url(url: str) -> str:
     """A URL safe inside Markdown's (...) destination."""
-    return url.translate(_URL_UNSAFE)
+    # most URLs hold none of those characters, and translate() with replacement
+    # strings costs a dictionary lookup per character of the URL
+    return url.translate(_URL_UNSAFE) if _MAY_BE_UNSAFE(url) else url
 
 
 _PLACEHOLDER = re.compile(

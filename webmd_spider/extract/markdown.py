@@ -61,6 +61,7 @@ def render(
     keep_links: bool = True,
     keep_images: bool = True,
     max_chars: int = 0,
+    tab_labels: bool = True,
 ) -> Rendered:
     """Render `region` as Markdown and text in one walk; never raises.
 
@@ -68,7 +69,9 @@ def render(
     absolute already); `page_site` is `urls.site_key(page_url)`, used for
     `Link.internal`. `max_chars` > 0 cuts the Markdown at a block boundary at or
     before that many characters (never inside a code fence) and sets
-    `truncated`; the text is cut to the same stretch of content.
+    `truncated`; the text is cut to the same stretch of content. `tab_labels`
+    False says that no element of the region carries a tab label
+    (`clean.TAB_LABEL_ATTR`), which spares reading that attribute on each one.
     """
     try:
         return render_strict(
@@ -78,6 +81,7 @@ def render(
             keep_links=keep_links,
             keep_images=keep_images,
             max_chars=max_chars,
+            tab_labels=tab_labels,
         )
     except Exception:  # a converter bug must not lose the page: plain words
         text = " ".join("".join(_safe_itertext(region)).split())
@@ -106,6 +110,7 @@ def render_strict(
     keep_images: bool = True,
     max_chars: int = 0,
     cell_sep: str = "\t",
+    tab_labels: bool = True,
 ) -> Rendered:
     """`render()` without the safety net (exceptions propagate); for tests."""
     renderer = Renderer(
@@ -114,6 +119,7 @@ def render_strict(
         keep_links=keep_links,
         keep_images=keep_images,
         cell_sep=cell_sep,
+        tab_labels=tab_labels,
     )
     blocks = renderer.run(region)
     if max_chars > 0:

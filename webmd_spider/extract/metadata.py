@@ -11,13 +11,12 @@ import json
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urldefrag
 
 import lxml.html
 from w3lib.html import strip_html5_whitespace
 
 from webmd_spider.extract.document import Document
-from webmd_spider.extract.inline import join_url
+from webmd_spider.extract.inline import defrag_url, join_url
 
 # Wrappers some CMSs put around JSON-LD so old browsers ignore the script.
 _JSON_LD_WRAPPERS = re.compile(r"^\s*(?:<!--|//\s*<!\[CDATA\[)|(?:-->|//\s*\]\]>)\s*$")
@@ -247,7 +246,7 @@ def page_links(tags: Tags, base: str) -> list[str]:
         except ValueError:  # e.g. "http://[broken" raises in urllib
             continue
         if url and url.split(":", 1)[0].lower() in ("http", "https"):
-            links.setdefault(urldefrag(url)[0], None)
+            links.setdefault(defrag_url(url), None)
     return list(links)
 
 

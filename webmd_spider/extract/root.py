@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import cast
 
@@ -31,9 +31,10 @@ from lxml import etree
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.boilerplate import (
     COMMENTS,
-    chrome_candidates,
+    Survey,
     element_verdict,
     remove_boilerplate,
+    survey,
 )
 from webmd_spider.extract.stats import Element, TextStats, measure
 
@@ -47,6 +48,13 @@ class Selection:
     root: lxml.html.HtmlElement  # the content root, already cleaned of boilerplate (in place)
     method: str  # "article" | "main" | "container" | "density" | "body"
     boilerplate_ratio: float  # share (0..1, 3 decimals) of the page's visible text removed
+    #: The Python proxies of the page's elements, made when the page was measured. lxml
+    #: builds a proxy whenever a walk reaches an element that has none alive, and frees
+    #: it when the last reference goes; held here, the renderer's walk of the root finds
+    #: them all instead of building each one again (about a twentieth of its work).
+    proxies: list[Element] = field(default_factory=list)
+    #: whether some element of the page carries a tab label (`clean.TAB_LABEL_ATTR`)
+    tab_labels: bool = True
 
 
 def _container_index() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
@@ -72,10 +80,6 @@ def _class_tier(value: str) -> int:
     return _tier(value, _CONTAINER_CLASSES)
 
 
-_ROLE_MAIN = etree.XPath("descendant::*[@role='main']")
-_WITH_ITEMPROP = etree.XPath("descendant::*[@itemprop]")
-
-
 def select_content(root: lxml.html.HtmlElement, page_text_chars: int | None = None) -> Selection:
     """Choose the content root of `root` (a cleaned page) and clean it of chrome.
 
@@ -88,28 +92,36 @@ def select_content(root: lxml.html.HtmlElement, page_text_chars: int | None = No
         page_text_chars = _visible_chars(body)
     stats = measure(body)
     h1 = _page_h1(root, body, stats)
-    candidates = chrome_candidates(body, stats)
-    finder = _Finder(body, stats, h1, candidates)
+    found = survey(body, stats)
+    finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
-    remove_boilerplate(content, stats, h1, candidates)
+    remove_boilerplate(content, stats, h1, found.candidates)
     kept = _visible_chars(content)
     ratio = 1.0 - kept / page_text_chars if page_text_chars > 0 else 0.0
     return Selection(
-        root=content, method=method, boilerplate_ratio=round(min(1.0, max(0.0, ratio)), 3)
+        root=content,
+        method=method,
+        boilerplate_ratio=round(min(1.0, max(0.0, ratio)), 3),
+        proxies=stats.elements,
+        tab_labels=found.tab_labels,
     )
 
 
 def _body(root: Element) -> Element:
     if root.tag == "html":
-        body = root.find("body")
+        # `find("body")`, without ElementPath's Python-level path parsing
+        body = next(root.iterchildren("body"), None)
         if body is not None:
             return body
     return root
 
 
+_VISIBLE_CHARS = etree.XPath("string-length(normalize-space())")
+
+
 def _visible_chars(element: Element) -> int:
     """Characters of the element's text, whitespace runs counted as one space."""
-    return int(element.xpath("string-length(normalize-space())"))
+    return int(cast(float, _VISIBLE_CHARS(element)))
 
 
 def _normalized(text: str) -> str:
@@ -127,7 +139,7 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
     h1s = [h for h in body.iter("h1") if stats.chars(h) > 0][: v.MAX_H1_CANDIDATES]
     if not h1s:
         return None
-    title_el = root.find("head/title") if root.tag == "html" else None
+    title_el = _head_title(root) if root.tag == "html" else None
     title = _normalized(title_el.text_content()) if title_el is not None else ""
     best, best_score = None, -2.0
     for h1 in h1s:
@@ -140,7 +152,7 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
                 score -= 1
         if _in_chrome(h1):
             score -= 1
-        if h1.find(".//a") is not None or any(a.tag == "a" for a in h1.iterancestors()):
+        if next(h1.iter("a"), None) is not None or any(a.tag == "a" for a in h1.iterancestors()):
             score -= 1  # a logo linking home
         score += min(len(text), 100) / 1000  # ties: the longer heading
         if score > best_score:
@@ -154,6 +166,14 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
 
 
 _TITLE_MATCH = 2.0
+
+
+def _head_title(root: Element) -> Element | None:
+    """``root.find("head/title")``: the first <title> child of a <head> child."""
+    for head in root.iterchildren("head"):
+        for title in head.iterchildren("title"):
+            return title
+    return None
 
 
 def _matches_title(text: str, title: str) -> bool:
@@ -191,11 +211,10 @@ def _in_chrome(element: Element) -> bool:
 
 
 class _Finder:
-    def __init__(
-        self, body: Element, stats: TextStats, h1: Element | None, candidates: list[Element]
-    ) -> None:
+    def __init__(self, body: Element, stats: TextStats, h1: Element | None, found: Survey) -> None:
         self.body = body
-        self.candidates = candidates
+        self.survey = found
+        self.candidates = found.candidates
         self.stats = stats
         self.h1 = h1
         self.h1_path: set[Element] = set(h1.iterancestors()) | {h1} if h1 is not None else set()
@@ -249,22 +268,20 @@ class _Finder:
         return biggest if self._accepted(biggest) else None
 
     def _main(self) -> Element | None:
-        mains = [*self.body.iter("main"), *cast(list[Element], _ROLE_MAIN(self.body))]
+        mains = [*self.body.iter("main"), *self.survey.role_main]
         return self._best(mains)
 
     def _container(self) -> Element | None:
         tiers: list[list[Element]] = [[] for _ in v.CONTENT_CONTAINERS]
         ids = _CONTAINER_IDS
-        for element in self.stats.elements:
-            ident = element.get("id")
+        for element, ident, cls in self.survey.named:
             tier = ids.get(ident, 99) if ident else 99
-            cls = element.get("class")
             if cls:
                 tier = min(tier, _class_tier(cls))
             if tier < 99:
                 tiers[tier].append(element)
-        for element in cast(list[Element], _WITH_ITEMPROP(self.body)):
-            tier = _tier(element.get("itemprop") or "", _CONTAINER_ITEMPROPS)
+        for element, itemprop in self.survey.itemprops:
+            tier = _tier(itemprop, _CONTAINER_ITEMPROPS)
             if tier < 99 and element not in tiers[tier]:
                 tiers[tier].append(element)
         for candidates in tiers:
