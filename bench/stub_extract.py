@@ -71,7 +71,10 @@ def build_work(site_dir: Path, origin: str, out: Path) -> None:
     if "/index.html" in answers:
         answers["/"] = answers["/index.html"]
     with out.open("wb") as handle:
-        pickle.dump(answers, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        # the setup they were computed with: bench/stub_worker.py answers from them only
+        # when the crawl sends the same one
+        setup = (options, (size, overlap))
+        pickle.dump({"setup": setup, "answers": answers}, handle, pickle.HIGHEST_PROTOCOL)
 
 
 def run_workers(pickled: Path, scrapy_args: list[str]) -> None:

@@ -81,3 +81,12 @@ def test_other_encodings_and_other_items_keep_scrapys_bytes() -> None:
     assert _export(row, encoding="utf-8", fields_to_export=["url"]) == _scrapy(
         row, encoding="utf-8", fields_to_export=["url"]
     )
+
+
+def test_encoder_options_of_the_feed_are_honoured() -> None:
+    row = _rich_row()
+    for options in ({"sort_keys": True}, {"ensure_ascii": True}):
+        assert _export(row, encoding="utf-8", **options) == _scrapy(
+            row, encoding="utf-8", **options
+        )
+    assert _export(row, encoding="utf-8", sort_keys=True).startswith(b'{"author": null')

@@ -50,8 +50,42 @@ def test_no_refresh_scrapy_would_find_is_ruled_out(pieces: list[str], encoding: 
 def test_pages_without_the_word_are_ruled_out_and_wide_encodings_never() -> None:
     assert not may_refresh(b"<html><p>" + b"x" * 50_000 + b"</p></html>")
     assert not may_refresh(b"<p>" + b"y" * (4 * 4096) + b'<meta http-equiv="refresh">')
+    assert not may_refresh(b"<p>plain</p>", "utf-8")
     assert may_refresh("<p>nothing</p>".encode("utf-16"))
     assert may_refresh("<p>nothing</p>".encode("utf-16-le"))
+
+
+def _refresh_after(prefix: str) -> str:
+    return f"<html><head><title>{prefix}</title>" + REFRESH + "</head></html>"
+
+
+REFRESH = '<meta http-equiv="refresh" content="0;url=/b.html">'
+
+
+def test_encodings_that_do_not_spell_ascii_always_go_to_scrapy() -> None:
+    # UTF-16 without a byte order mark, CJK first: no NUL byte in the first 512 bytes
+    html = "日本語" * 200 + REFRESH
+    assert b"\x00" not in html.encode("utf-16-le")[:512]
+    assert may_refresh(html.encode("utf-16-le"), "utf-16le")
+    # ISO-2022-JP: escape sequences take bytes without characters
+    assert may_refresh(_refresh_after("日本語テキスト" * 2000).encode("iso-2022-jp"))
+    # EBCDIC, declared in the Content-Type header
+    assert may_refresh(_refresh_after("x").encode("cp500"), "cp500")
+    assert may_refresh(b"<p>x</p>", "no-such-charset")
+
+
+@given(
+    st.text(min_size=0, max_size=3000), st.sampled_from(["utf-16-le", "utf-16-be", "iso-2022-jp"])
+)
+def test_a_refresh_scrapy_finds_in_any_encoding_is_kept(prefix: str, encoding: str) -> None:
+    html = _refresh_after(prefix)
+    try:
+        body = html.encode(encoding)
+    except UnicodeEncodeError:
+        return
+    _interval, url = get_meta_refresh(html[:4096], "http://example.org/", encoding)
+    if url is not None:
+        assert may_refresh(body, encoding)
 
 
 @deferred_f_from_coro_f

@@ -69,7 +69,8 @@ class JobOptions:
     out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
     redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
     #: convert pages in this many worker processes (0: in the crawl process);
-    #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
+    #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own,
+    #: two on two cores (extract_pool.default_processes)
     extract_processes: int = EXTRACT_AUTO
     #: the garbage collector's young threshold in the crawl and extraction processes
     #: (0: Python's default; see webmd_spider/gc_tuning.py)
@@ -92,7 +93,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "chunk_overlap_tokens": (0, 1_250),
     "progress_secs": (0, None),
     "extract_processes": (0, 64),
-    "gc_threshold": (0, 10_000_000),
+    "gc_threshold": (0, 100_000),
 }
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -40,7 +40,7 @@ from twisted.python.failure import Failure
 from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
 from webmd_spider.extract_pool import ExtractPool, WorkerGone, default_processes
-from webmd_spider.gc_tuning import tune_gc
+from webmd_spider.gc_tuning import GcState, restore_gc, tune_gc
 from webmd_spider.incremental import NEW, REMOVED, UNCHANGED, change_of, is_gone
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.journal import CrawlJournal, QueuedUrl
@@ -122,6 +122,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._startup_rows: list[Row] = []
         self._summary_written = False
         self._timer: DelayedCall | None = None
+        self._gc_state: GcState | None = None
         self._robots_retries: set[DelayedCall] = set()
         self.incremental = IncrementalState()
         #: the JOBDIR resume journal (None without JOBDIR)
@@ -303,8 +304,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._heartbeat = LoopingCall(self._fleet_heartbeat)
             self._heartbeat.start(HEARTBEAT_SECS, now=False)
         self._timer = _call_later(budget, self._on_time_budget)
-        # everything of the start-up is alive now: frozen, never scanned again
-        tune_gc(self.options.gc_threshold)
+        # everything of the start-up is alive now: frozen, not scanned until the close
+        self._gc_state = tune_gc(self.options.gc_threshold)
         self._start_extract_pool()
         for row in self._startup_rows:
             yield self._row(row)
@@ -1231,6 +1232,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._write_site_rows_now()
         if self.journal is not None:
             self.journal.close()
+        restore_gc(self._gc_state)
+        self._gc_state = None
 
 
 # -- small helpers ------------------------------------------------------------------------
