@@ -201,9 +201,9 @@ async def test_a_pool_that_cannot_start_workers_leaves_pages_to_the_caller(
         pool.close()
 
 
-def test_auto_worker_count() -> None:
+def test_auto_is_one_worker_per_spare_core() -> None:
     assert default_processes(1) == 0
-    assert default_processes(2) == 2  # measured faster than 1 (see the docstring)
+    assert default_processes(2) == 1
     assert default_processes(3) == 2
     assert default_processes(64) == 4  # the crawl process could not keep more busy
 

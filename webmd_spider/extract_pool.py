@@ -84,19 +84,12 @@ class WorkerGone(Exception):
 
 def default_processes(cpu_count: int | None = None) -> int:
     """The ``extract_processes`` "auto" value: one worker per core beyond the crawl
-    process's own (:func:`usable_cpus`), but two on two cores; none on a single core
-    (a worker would only take turns with the crawl process); at most
-    ``MAX_AUTO_PROCESSES``.
-
-    Two workers on two cores: the crawl process needs less than a core, and with one
-    worker it converted the pages the worker could not take (8 waiting) itself, which
-    stalls its downloads while it does. Measured on the PostgreSQL docs
-    (bench/crawl.py, medians of 3 and of 5 runs, two invocations): 2 workers 0.57 and
-    0.53 times the bare spider's pages/s, 1 worker 0.46 and 0.51."""
+    process's own (:func:`usable_cpus`), none on a single core (the worker would only
+    take turns with the crawl process), at most ``MAX_AUTO_PROCESSES``. Two workers on
+    two cores were measured too (PostgreSQL docs, five invocations of bench/crawl.py):
+    ahead of one in three, behind in two, inside the noise; the simpler rule stays."""
     cores = cpu_count if cpu_count is not None else usable_cpus()
-    if cores < 2:
-        return 0
-    return min(max(cores - 1, 2), MAX_AUTO_PROCESSES)
+    return max(0, min(cores - 1, MAX_AUTO_PROCESSES))
 
 
 def usable_cpus() -> int:
