@@ -69,8 +69,8 @@ class JobOptions:
     out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
     redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
     #: convert pages in this many worker processes (0: in the crawl process);
-    #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own,
-    #: two on two cores (extract_pool.default_processes)
+    #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
+    #: (extract_pool.default_processes)
     extract_processes: int = EXTRACT_AUTO
     #: the garbage collector's young threshold in the crawl and extraction processes
     #: (0: Python's default; see webmd_spider/gc_tuning.py)

@@ -164,9 +164,8 @@ WEBMD_OUT_DIR_REMOVED = "delete"
 # arguments) shares one frontier, politeness and budgets (see webmd_spider/distributed.py).
 WEBMD_REDIS_URL = ""
 # Convert pages in this many worker processes, off Scrapy's thread (0: in the crawl
-# process). "auto": one per usable core beyond the crawl's own, two on two cores (none
-# on one core, at most 4); pages are converted in the crawl process until the workers
-# are ready.
+# process). "auto": one per usable core beyond the crawl's own (none on one core, at
+# most 4); pages are converted in the crawl process until the workers are ready.
 WEBMD_EXTRACT_PROCESSES = "auto"
 # The garbage collector's young-generation threshold in the crawl process (while the
 # crawl runs; restored at its close) and its extraction processes (Python's default is
