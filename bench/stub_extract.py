@@ -30,6 +30,7 @@ import pickle
 import runpy
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,18 +39,30 @@ from urllib.parse import urlsplit
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 
+def _pages(site_dir: Path, origin: str) -> Iterator[tuple[str, str, bytes]]:
+    """(URL path, URL, body) of every page of the served site folder."""
+    for path in sorted(site_dir.rglob("*.html")):
+        url_path = "/" + path.relative_to(site_dir).as_posix()
+        yield url_path, origin + url_path, path.read_bytes()
+
+
+def _by_path(results: dict[str, Any]) -> dict[str, Any]:
+    """``results`` with the site root "/" answered like "/index.html"."""
+    if "/index.html" in results:
+        results["/"] = results["/index.html"]
+    return results
+
+
 def build(site_dir: Path, origin: str, out: Path) -> None:
     from webmd_spider.extract import ExtractOptions, extract
 
     options = ExtractOptions()
-    docs = {}
-    for path in sorted(site_dir.rglob("*.html")):
-        url_path = "/" + path.relative_to(site_dir).as_posix()
-        docs[url_path] = extract(
-            path.read_bytes(), origin + url_path, encoding="utf-8", options=options
-        )
-    if "/index.html" in docs:
-        docs["/"] = docs["/index.html"]
+    docs = _by_path(
+        {
+            url_path: extract(body, url, encoding="utf-8", options=options)
+            for url_path, url, body in _pages(site_dir, origin)
+        }
+    )
     with out.open("wb") as handle:
         pickle.dump(docs, handle, protocol=pickle.HIGHEST_PROTOCOL)
     build_work(site_dir, origin, Path(f"{out}.work"))
@@ -63,13 +76,14 @@ def build_work(site_dir: Path, origin: str, out: Path) -> None:
 
     options = ExtractOptions()
     size, overlap = chunk_budget(chunk_tokens=512)
-    answers = {}
-    for path in sorted(site_dir.rglob("*.html")):
-        url_path = "/" + path.relative_to(site_dir).as_posix()
-        work = extract_page(path.read_bytes(), origin + url_path, "utf-8", options, size, overlap)
-        answers[url_path] = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
-    if "/index.html" in answers:
-        answers["/"] = answers["/index.html"]
+    answers = _by_path(
+        {
+            url_path: pickle.dumps(
+                extract_page(body, url, "utf-8", options, size, overlap), pickle.HIGHEST_PROTOCOL
+            )
+            for url_path, url, body in _pages(site_dir, origin)
+        }
+    )
     with out.open("wb") as handle:
         # the setup they were computed with: bench/stub_worker.py answers from them only
         # when the crawl sends the same one

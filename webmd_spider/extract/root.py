@@ -23,10 +23,8 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import cast
 
 import lxml.html
-from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.boilerplate import (
@@ -36,6 +34,7 @@ from webmd_spider.extract.boilerplate import (
     remove_boilerplate,
     survey,
 )
+from webmd_spider.extract.clean import visible_chars
 from webmd_spider.extract.stats import Element, TextStats, measure
 
 _SPACES = re.compile(r"\s+")
@@ -89,14 +88,14 @@ def select_content(root: lxml.html.HtmlElement, page_text_chars: int | None = No
     """
     body = _body(root)
     if page_text_chars is None:
-        page_text_chars = _visible_chars(body)
+        page_text_chars = visible_chars(body)
     stats = measure(body)
     h1 = _page_h1(root, body, stats)
     found = survey(body, stats)
     finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
     remove_boilerplate(content, stats, h1, found.candidates)
-    kept = _visible_chars(content)
+    kept = visible_chars(content)
     ratio = 1.0 - kept / page_text_chars if page_text_chars > 0 else 0.0
     return Selection(
         root=content,
@@ -114,14 +113,6 @@ def _body(root: Element) -> Element:
         if body is not None:
             return body
     return root
-
-
-_VISIBLE_CHARS = etree.XPath("string-length(normalize-space())")
-
-
-def _visible_chars(element: Element) -> int:
-    """Characters of the element's text, whitespace runs counted as one space."""
-    return int(cast(float, _VISIBLE_CHARS(element)))
 
 
 def _normalized(text: str) -> str:
