@@ -9,7 +9,9 @@ blocks are indented or prefixed when they close; headings, bold lines (dt,
 summary) and table cells open "inline" boxes where every block construct
 degrades to a separator, so their content stays on one line. Inline wrappers
 (emphasis, links) remember where their content starts in the buffer and wrap
-it when they close, unless a block boundary came in between.
+it when they close, unless a block boundary came in between; an emphasis piece
+that ends the buffer is remembered too, so that the next piece can join it
+(same kind) or move its edge punctuation out (see `Renderer._after_wrap`).
 
 No recursion over the tree (explicit stacks): any nesting depth is fine.
 Nesting of lists, quotes and inline wrappers that is deeper than a browser
@@ -26,6 +28,8 @@ from lxml import etree
 from webmd_spider.extract.document import Heading, Image, Link
 from webmd_spider.extract.inline import (
     GUTTER_CLASS,
+    char_before_marker,
+    close_emphasis,
     code_fence,
     code_language,
     code_span,
@@ -36,10 +40,12 @@ from webmd_spider.extract.inline import (
     is_http,
     markdown_url,
     may_need_escape,
+    open_emphasis,
     resolve,
     tidy_code,
 )
 from webmd_spider.extract.tables import (
+    bound_repeats,
     build_grid,
     caption_of,
     classify,
@@ -120,8 +126,8 @@ _INLINE_DISPLAY = re.compile(r"display\s*:\s*(?:-[a-z]+-)?inline(?!-table)", re.
 
 class _Box:
     __slots__ = (
-        "blocks", "content", "gen", "kind", "level", "marker", "md", "number", "ordered", "sep",
-        "space", "start", "tx", "width",
+        "blocks", "code", "content", "gen", "kind", "level", "marker", "md", "merge", "number",
+        "ordered", "sep", "space", "start", "tx", "width", "wrap",
     )  # fmt: skip
 
     def __init__(self, kind: int) -> None:
@@ -139,6 +145,16 @@ class _Box:
         self.start = 1
         self.ordered = False
         self.width = 2  # marker width of the list's last item
+        # The emphasis piece that ends the buffer, when its closing marker ends it:
+        # (index in md, gen, category, text before the opening marker, core, piece).
+        # What comes next decides whether that marker can close (see `_after_wrap`).
+        self.wrap: tuple[Any, ...] | None = None
+        # `wrap`, for the next emphasis opened right after it, which joins it when of
+        # the same kind ("**a**" + "**b**" is "**ab**"); any other opening takes it away.
+        self.merge: tuple[Any, ...] | None = None
+        # The code span that ends the buffer: (index in md, gen, code), for the next
+        # one to join ("`a`" + "`b`" is the one span "a``b"); an opening wrap clears it.
+        self.code: tuple[int, int, str] | None = None
 
 
 def _strip_ws(content: str) -> tuple[str, str, str]:
@@ -277,7 +293,18 @@ class Renderer:
             box = self.box
             if box.sep:  # a pending cell/heading separator goes before the markup
                 self._separate(box)
-            return True, (END_WRAP, box, box.gen, len(box.md), category)
+            if box.wrap is not None and box.wrap[2] != category:
+                # a marker of another kind follows the last one ("**" after "*" joins
+                # its run; "~~" after "**" does not): decide whether the last can close
+                other = _MARKERS[category][0]
+                if other != _MARKERS[box.wrap[2]][0]:
+                    self._after_wrap(box, other)
+            merge, box.merge, box.code = box.merge, None, None
+            if merge is not None and (
+                merge[2] != category or merge[0] != len(box.md) - 1 or merge[1] != box.gen
+            ):
+                merge = None
+            return True, (END_WRAP, box, box.gen, len(box.md), category, merge)
         if category == ANCHOR:
             return True, self._start_link(el)
         if category == IMG:
@@ -386,6 +413,8 @@ class Renderer:
         if not box.space and text[0].isspace():
             md = " " + md
             plain = " " + plain
+        if box.wrap is not None:
+            self._after_wrap(box, md[0])
         box.space = text[-1].isspace()
         if box.space:
             md += " "
@@ -399,6 +428,8 @@ class Renderer:
         box = self.box
         if box.sep:
             self._separate(box)
+        if box.wrap is not None:
+            self._after_wrap(box, md[0])
         box.md.append(md)
         box.tx.append(tx)
         box.space = False
@@ -568,15 +599,59 @@ class Renderer:
         self.box.blocks.append((f"**{escape_text(label)}**", label, PARA))
 
     def _end_wrap(self, record: tuple[Any, ...]) -> None:
-        _, box, gen, pos, category = record
+        _, box, gen, pos, category, merge = record
         self.open_wraps[category] -= 1
         self.wraps -= 1
         if box.gen != gen or box is not self.box or len(box.md) <= pos:
             return
         lead, core, trail = _strip_ws("".join(box.md[pos:]))
-        if core:
-            marker = _MARKERS[category]
-            box.md[pos:] = [f"{lead}{marker}{core}{marker}{trail}"]
+        if not core:
+            return
+        box.code = None  # pieces are replaced: a code span may no longer end the buffer
+        marker = _MARKERS[category]
+        head = lead
+        if not lead and merge is not None and box.md[pos - 1] is merge[5]:
+            # <b>a</b><b>b</b> is "**ab**": "**a****b**" would be literal asterisks (a run
+            # of four neither closes "a" nor opens "b"), likewise for * and ~~
+            pos -= 1
+            head, core = merge[3], merge[4] + core
+        elif not lead:
+            before = char_before_marker(box.md[pos - 1], marker[0]) if pos else ""
+            opened = open_emphasis(before, core, marker[0])
+            if opened is None:  # it could not open: the words without the markers
+                inner = box.wrap
+                box.md[pos:] = [core + trail]
+                box.wrap = box.merge = None
+                if not trail and inner is not None and inner[1] == gen and core.endswith(inner[5]):
+                    # emphasis ending ours now ends the buffer: what follows still decides
+                    outside = core[: len(core) - len(inner[5])]
+                    box.wrap = (pos, gen, inner[2], outside + inner[3], inner[4], core)
+                return
+            head, core = opened  # "a" + "**(x)**" could not open: "a(" + "**x)**"
+        piece = f"{head}{marker}{core}{marker}{trail}"
+        box.md[pos:] = [piece]
+        box.wrap = box.merge = None if trail else (pos, gen, category, head, core, piece)
+
+    def _after_wrap(self, box: _Box, first: str) -> None:
+        """`first` (a character) is about to follow the buffer: when the emphasis
+        piece `box.wrap` ends the buffer and its closing marker could not close before
+        `first` (punctuation inside, a letter outside: CommonMark §6.2
+        right-flanking), move that punctuation after the marker, or drop the markers."""
+        last = box.wrap
+        assert last is not None
+        box.wrap = None  # after `first`, it no longer ends the buffer
+        index, gen, category, head, core, _ = last
+        if index != len(box.md) - 1 or gen != box.gen:
+            return
+        marker = _MARKERS[category]
+        closed = close_emphasis(core, first, marker[0])
+        if closed is not None and not closed[1]:
+            return
+        box.merge = None
+        if closed is None:  # it could not close: the words without the markers
+            box.md[index] = head + _close_nested(core, first)
+        else:  # "**Note:**" + "text" -> "**Note**:" + "text"
+            box.md[index] = f"{head}{marker}{closed[0]}{marker}{closed[1]}"
 
     def _site(self, url: str) -> str:
         cut = url.find("/", url.find("//") + 2)
@@ -615,6 +690,9 @@ class Renderer:
             self.wraps += 1
             if box.sep:
                 self._separate(box)
+            if box.wrap is not None:  # "[" follows it: the last marker can close
+                self._after_wrap(box, "[")
+            box.merge = box.code = None
         return (END_LINK, box, box.gen, len(box.md), len(box.tx), url if wrap else None, listed, el)
 
     def _end_link(self, record: tuple[Any, ...]) -> None:
@@ -633,7 +711,11 @@ class Renderer:
             return
         lead, core, trail = _strip_ws("".join(box.md[pos:]))
         if core:
+            if not lead and pos and box.md[pos - 1][-1:] == "!":
+                # "Hi!" + "[x](u)" would be an image ("![x](u)"); text never escapes "!"
+                box.md[pos - 1] = box.md[pos - 1][:-1] + "\\!"
             box.md[pos:] = [f"{lead}[{core}]({markdown_url(url)}){trail}"]
+            box.wrap = box.merge = box.code = None
 
     def _image(self, el: etree._Element) -> None:
         raw = image_source(el)
@@ -669,7 +751,17 @@ class Renderer:
             core = core.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
         if raw[0].isspace():
             self._soft_space()
-        self._emit(code_span(core), core)
+        box = self.box
+        code = box.code
+        if code is not None and code[0] == len(box.md) - 1 and code[1] == box.gen and not box.sep:
+            # <code>a</code><code>b</code> is "`ab`": "`a``b`" is the one span "a``b"
+            joined = code[2] + core
+            box.md[-1] = code_span(joined)
+            box.tx.append(core)
+        else:
+            joined = core
+            self._emit(code_span(core), core)
+        box.code = (len(box.md) - 1, box.gen, joined)
         if raw[-1].isspace():
             self._soft_space()
 
@@ -737,6 +829,9 @@ class Renderer:
                     md_cells[cell], tx_cells[cell] = self._render_cell(cell)
         if not any(md_cells.values()):
             return
+        if grid.spanned:  # repeats of spanned cells within a budget (tables.bound_repeats)
+            sizes = {cell: max(len(md), len(tx_cells[cell])) for cell, md in md_cells.items()}
+            grid = bound_repeats(grid, sizes)
         caption_el = caption_of(table)
         if caption_el is not None:
             caption_md, caption_tx = self._render_cell(caption_el)
@@ -778,6 +873,29 @@ class Renderer:
         code = tidy_code("\n".join(lines))
         if code.strip():
             self._code_block(code, language)
+
+
+def _close_nested(markdown: str, first: str) -> str:
+    """`markdown` ending in the closing marker of nested emphasis, before the character
+    `first`: with its punctuation moved out when that marker could not close there."""
+    char = markdown[-1:]
+    if char not in ("*", "~"):
+        return markdown
+    run = len(markdown) - len(markdown.rstrip(char))
+    closed = close_emphasis(markdown[:-run], first, char)
+    if closed is None:
+        # it cannot close either: when its opening run is plain to see (nothing that
+        # could be a marker in between), drop that pair as well
+        opening = markdown.rfind(markdown[-run:], 0, len(markdown) - run)
+        inside = markdown[opening + run : -run]
+        if opening < 0 or not inside or "*" in inside or "~" in inside:
+            return markdown
+        if markdown[opening - 1 : opening] == char:
+            return markdown
+        return markdown[:opening] + inside
+    if not closed[1]:
+        return markdown
+    return closed[0] + markdown[-run:] + closed[1]
 
 
 def _alone(el: etree._Element) -> bool:

@@ -1,5 +1,6 @@
-"""Inline pieces of the Markdown renderer: escaping, code spans, URLs, image
-sources and code-block languages. Pure functions over strings and lxml elements.
+"""Inline pieces of the Markdown renderer: escaping, emphasis delimiters, code
+spans, URLs, image sources and code-block languages. Pure functions over strings
+and lxml elements (and `join_url`'s memory of the last page's links).
 
 All regular expressions are compiled once, here.
 """
@@ -7,6 +8,7 @@ All regular expressions are compiled once, here.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from urllib.parse import urldefrag, urljoin, urlsplit
 
@@ -19,15 +21,18 @@ from lxml import etree
 # piece may be "]" or a line end), every backtick, "*" next to a non-space
 # (could open or close emphasis), "_" at a word edge (snake_case stays as is),
 # "]" right before "(", "[" or ":" (link syntax), "<" that looks like a tag, "&"
-# that looks like an entity, "~~" (strikethrough).
+# that looks like an entity, "~" before another "~" (strikethrough) or at either
+# end of the run: the next piece may be a "~~" strikethrough marker, and
+# "~" + "~~$100~~" is a line starting "~~~", which CommonMark reads as a code fence
+# that swallows the rest of the document.
 _ESCAPE = re.compile(
     r"\\(?=[!-/:-@\[-`{-~]|$)|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
-    r"|\](?=[(\[:])|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~)"
+    r"|\](?=[(\[:])|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~|$)|^~"
 )
 # Inside link text every bracket is escaped, so the link stays one link.
 _ESCAPE_IN_LINK = re.compile(
     r"\\(?=[!-/:-@\[-`{-~]|$)|`|\*(?=\S)|\*(?<=\S\*)|_(?<![^\W_]_)|_(?![^\W_])"
-    r"|[\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~)"
+    r"|[\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|~(?=~|$)|^~"
 )
 # Cheap pre-check: most text runs hold none of the characters above.
 _MAY_NEED_ESCAPE = re.compile(r"[\\`*_\[\]<&~]").search
@@ -40,9 +45,13 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 # A line (already stripped) that would start a block construct: ATX heading,
-# bullet, ordered item, quote, setext underline or thematic break.
-_LINE_START = re.compile(r"(?:#{1,6}|[-+*]|\d{1,9}[.)])(?:\s|$)|>|=+\s*$|-+\s*$")
-_LINE_START_CHARS = frozenset("#>-+*=0123456789")
+# bullet, ordered item, quote, setext underline, thematic break, or a tilde code
+# fence (three or more "~": a strikethrough marker next to a "~" of the text, or
+# text that kept "~~~"; an unclosed fence would swallow the rest of the document).
+# Backtick fences need no rule here: every backtick of a text is escaped, and a code
+# span of three or more backticks holds a backtick, which a fence's info string may not.
+_LINE_START = re.compile(r"(?:#{1,6}|[-+*]|\d{1,9}[.)])(?:\s|$)|>|=+\s*$|-+\s*$|~{3}")
+_LINE_START_CHARS = frozenset("#>-+*=0123456789~")
 
 
 def escape_text(text: str, in_link: bool = False) -> str:
@@ -60,6 +69,120 @@ def escape_line_start(line: str) -> str:
         cut = len(line) - len(line.lstrip("0123456789"))
         return f"{line[:cut]}\\{line[cut:]}"
     return "\\" + line
+
+
+# --- emphasis delimiters ------------------------------------------------------
+#
+# CommonMark §6.2: a run of "*" (or GFM "~") opens emphasis only when it is a
+# "left-flanking delimiter run" and closes only when "right-flanking". A closing
+# run preceded by punctuation is right-flanking only when whitespace or punctuation
+# follows it, so "**Note:**text" and "**注意」**这是" (common in CJK text, where
+# no space follows a full-width colon or bracket) print their asterisks; likewise an
+# opening run followed by punctuation after a letter ("a**(x)**"). The renderer then
+# moves that punctuation outside the markers ("**Note**:text", "a(**x)**"): the
+# rendered text is the same, only the emphasis ends one character earlier. When the
+# edge is Markdown syntax (a link, code, an escape, another marker) nothing can move,
+# and the markers are dropped: the words stay, without emphasis.
+#
+# "Punctuation" changed between CommonMark 0.30 (ASCII punctuation and Unicode P*)
+# and 0.31 (also Unicode S*, symbols); both readings are covered: inside the markers
+# a symbol counts as punctuation, outside them as a letter.
+
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# Edge characters that may not move out: escapes, code, emphasis and strikethrough
+# markers, "<" (a tag), "&" (an entity), "|" (a table cell's); and the brackets of a
+# link or image in `core` (text never holds an unescaped "](": see `_ESCAPE`).
+_STAYS = frozenset("\\`*_~<&|")
+_MARKER_CHARS = frozenset("*~")
+
+
+def _punctuation(char: str) -> bool:
+    """Punctuation in the widest reading (Unicode P* and S*, ASCII punctuation)."""
+    if char.isalnum() or char.isspace():
+        return False
+    return char in _ASCII_PUNCT or unicodedata.category(char)[0] in "PS"
+
+
+def _word_char(char: str) -> bool:
+    """Neither whitespace nor punctuation in the narrowest reading (a symbol counts)."""
+    if not char or char.isspace():
+        return False
+    if char.isalnum():
+        return True
+    return char not in _ASCII_PUNCT and unicodedata.category(char)[0] != "P"
+
+
+def _after_backslash(markdown: str, index: int) -> bool:
+    """The character at `index` follows an odd number of backslashes."""
+    start = index
+    while start and markdown[start - 1] == "\\":
+        start -= 1
+    return (index - start) % 2 == 1
+
+
+def char_before_marker(piece: str, marker_char: str) -> str:
+    """The character CommonMark sees before a marker of `marker_char` put after
+    `piece`: unescaped markers of the same character at its end join that marker's
+    run, so the character before them ("" for none)."""
+    end = len(piece)
+    while end and piece[end - 1] == marker_char and not _after_backslash(piece, end - 1):
+        end -= 1
+    return piece[end - 1] if end else ""
+
+
+def _movable(char: str, core: str) -> bool:
+    """`char`, at an edge of the emphasised Markdown `core`, is punctuation that may
+    move across the marker."""
+    if char in _STAYS or not _punctuation(char):
+        return False
+    return char not in "[])" or "](" not in core  # no link or image brackets
+
+
+def open_emphasis(before: str, core: str, marker_char: str) -> tuple[str, str] | None:
+    """Emphasis markers of `marker_char` around `core` (Markdown, stripped), right after
+    the character `before` ("" at a line start or after whitespace), as (what goes
+    before the opening marker, what goes inside), so that the marker opens (is
+    left-flanking); None when it cannot: the markers are to be dropped."""
+    if not _word_char(before):
+        return "", core
+    start = 0
+    while start < len(core) and core[start] == marker_char:  # nested markers join the run
+        start += 1
+    if start == len(core) or not _punctuation(core[start]):
+        return "", core
+    if start:
+        return None
+    cut = 0
+    while cut < len(core) and _movable(core[cut], core):
+        cut += 1
+    if not cut or cut == len(core) or core[cut].isspace():
+        return None
+    if _punctuation(core[cut]) and _word_char(core[cut - 1]):
+        return None  # punctuation stays inside, after a symbol (a letter to CommonMark 0.30)
+    return core[:cut], core[cut:]
+
+
+def close_emphasis(core: str, after: str, marker_char: str) -> tuple[str, str] | None:
+    """Emphasis markers of `marker_char` around `core` before the character `after`,
+    as (what goes inside, what goes after the closing marker), so that the marker
+    closes (is right-flanking); the punctuation moved out may come from before the
+    closing markers of nested emphasis ("**a *b:***x" -> "**a *b***:x"). None when
+    it cannot: the markers are to be dropped."""
+    if not _word_char(after) or not _punctuation(char_before_marker(core, marker_char) or " "):
+        return core, ""
+    end = len(core)
+    while end and core[end - 1] in _MARKER_CHARS and not _after_backslash(core, end - 1):
+        end -= 1
+    cut = end
+    while cut and _movable(core[cut - 1], core):
+        cut -= 1
+    if cut == end or not cut or core[cut - 1].isspace():
+        return None
+    if core[cut - 1] in _MARKER_CHARS and not _after_backslash(core, cut - 1):
+        return None  # a marker would end up next to ours (or nested emphasis empty)
+    if end == len(core) and _punctuation(core[cut - 1]) and _word_char(core[cut]):
+        return None  # punctuation stays inside, before a symbol (a letter to CommonMark 0.30)
+    return core[:cut] + core[end:], core[cut:end]
 
 
 # --- code ---------------------------------------------------------------------
@@ -239,13 +362,41 @@ def _base_dir(base: str) -> str | None:
     return base[: base.rfind("/") + 1]
 
 
-@lru_cache(maxsize=4096)
+#: At most this many hrefs are remembered for one base URL (see `join_url`).
+JOIN_CACHE_SIZE = 50_000
+# The base URL `join_url` last saw and its results by href; the pair is replaced as a
+# whole (one assignment), so threads sharing the module never mix two bases' results.
+_joined: tuple[str, dict[str, str]] = ("", {})
+
+
 def join_url(base: str, href: str) -> str:
-    """``urllib.parse.urljoin(base, href)``, memoised (a page resolves each link twice:
-    its followable links, then the Markdown; navigation links repeat), with the common
-    case of documentation sites, a plain relative path against a plain base, done by
-    string concatenation: urllib's parsing of both URLs was most of the cost. The
-    shortcut gives exactly urljoin's result (tests compare them on generated URLs)."""
+    """``urllib.parse.urljoin(base, href)``, memoised, with the common case of
+    documentation sites, a plain relative path against a plain base, done by string
+    concatenation: urllib's parsing of both URLs was most of the cost. The shortcut
+    gives exactly urljoin's result (tests compare them on generated URLs).
+
+    A page resolves each link twice (its followable links, then the Markdown) against
+    one base, and navigation links repeat: the memory holds the results for the last
+    base seen (up to `JOIN_CACHE_SIZE` hrefs), so the second pass finds every link of
+    the page. (An LRU of (base, href) pairs, 4096 of them, evicted all of a page's
+    links before the second pass once it had more than that: urljoin ran twice per link.)
+    """
+    global _joined
+    seen, joined = _joined
+    if base != seen:
+        joined = {}
+        _joined = (base, joined)
+    url = joined.get(href)
+    if url is None:
+        url = _join(base, href)  # may raise ValueError: nothing remembered then
+        if len(joined) >= JOIN_CACHE_SIZE:
+            joined.clear()
+        joined[href] = url
+    return url
+
+
+def _join(base: str, href: str) -> str:
+    """`join_url` without its memory."""
     plain = _PLAIN_HREF.match(href)
     if plain is None:
         return urljoin(base, href)
@@ -285,9 +436,42 @@ def defrag_url(url: str) -> str:
     return urldefrag(url)[0]
 
 
+# URL schemes the WHATWG URL standard calls "special": in their URLs a backslash
+# before the query is a slash, as it is for relative URLs against a base of them.
+_SPECIAL_SCHEMES = ("http:", "https:", "ftp:", "ws:", "wss:", "file:")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+# A URL "scheme://host" with an empty path (then a query, a fragment or nothing)
+_EMPTY_PATH = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*://[^/?#]*)(?=[?#]|\Z)")
+
+
+def join_href(base: str, href: str) -> str:
+    """`join_url(base, href)` as a browser reads `href`: a backslash before the query
+    or fragment is a slash when the URL's scheme (or, for a relative `href`, the base's)
+    is a special one (WHATWG URL standard), so ``/\\evil.com`` is
+    ``https://evil.com/`` (another site) and ``http:\\\\evil.com`` is
+    ``http://evil.com/``, where urllib kept them as paths of the page's own site.
+    May raise ValueError, as urljoin does."""
+    if "\\" not in href:
+        return join_url(base, href)
+    scheme = _SCHEME.match(href)
+    if not (href if scheme else base)[:6].lower().startswith(_SPECIAL_SCHEMES):
+        return join_url(base, href)
+    end = len(href)
+    for mark in ("?", "#"):
+        found = href.find(mark, 0, end)
+        if found >= 0:
+            end = found
+    if end == 0 or "\\" not in href[:end]:
+        return join_url(base, href)
+    # browsers serialise an empty path of these schemes as "/"
+    joined = join_url(base, href[:end].replace("\\", "/") + href[end:])
+    return _EMPTY_PATH.sub(r"\1/", joined, count=1)
+
+
 def resolve(base: str, href: str | None) -> str | None:
-    """`href` made absolute against `base`, or None when it is empty, a script,
-    a data: URI, or something urllib cannot parse. Never raises."""
+    """`href` made absolute against `base` (as browsers read it: see `join_href`), or
+    None when it is empty, a script, a data: URI, or something urllib cannot parse.
+    Never raises."""
     if not href:
         return None
     href = href.strip()
@@ -296,6 +480,11 @@ def resolve(base: str, href: str | None) -> str | None:
     if "\n" in href or "\t" in href or "\r" in href:  # browsers drop these
         href = href.replace("\n", "").replace("\t", "").replace("\r", "")
     head = href[:11].lower()
+    if "\\" in href and not head.startswith(_NOT_LINKS):  # rare: the browser's reading
+        try:
+            return join_href(base, href)
+        except ValueError:
+            return None
     if head.startswith(("http://", "https://")):
         if "[" in href:  # IPv6 host: urllib must accept it ("http://[broken" it does not)
             try:
@@ -305,8 +494,15 @@ def resolve(base: str, href: str | None) -> str | None:
         return href
     if head.startswith(_NOT_LINKS):
         return None
+    if not base:
+        return href
+    seen, joined = _joined  # `join_url`'s memory, read here: a call less per link
+    if base == seen:
+        url = joined.get(href)
+        if url is not None:
+            return url
     try:
-        return join_url(base, href) if base else href
+        return join_url(base, href)
     except ValueError:
         return None
 
@@ -315,10 +511,14 @@ def is_http(url: str) -> bool:
     return url[:8].lower().startswith(("http://", "https://"))
 
 
-_URL_UNSAFE = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"})
+# A backslash is percent-encoded too: before punctuation it would be a Markdown
+# escape (dropped from the URL; "\\)" would even close the link early).
+_URL_UNSAFE = str.maketrans(
+    {" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "\\": "%5C"}
+)
 
 
-_MAY_BE_UNSAFE = re.compile(r"[ ()<>]").search
+_MAY_BE_UNSAFE = re.compile(r"[ ()<>\\]").search
 
 
 def markdown_url(url: str) -> str:

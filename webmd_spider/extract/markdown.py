@@ -7,9 +7,12 @@ markers, fences or pipes; code verbatim; image alt text only in Markdown).
 
 Conventions of the Markdown: ATX headings, "-" bullets, "1." numbers, fenced
 code (backticks, longer than any backtick run inside, language from the
-usual class names), GFM pipe tables with spans expanded by repetition,
-"<br>" inside table cells, backslash hard breaks, "*" emphasis, "**" strong,
-"~~" strikethrough; escaping only where Markdown would misread the text.
+usual class names), GFM pipe tables with spans expanded by repetition (within
+a budget: `tables.bound_repeats`), "<br>" inside table cells, backslash hard
+breaks, "*" emphasis, "**" strong, "~~" strikethrough (adjacent runs of one
+kind merged, edge punctuation moved outside the markers where CommonMark would
+not read them as markers: `inline.open_emphasis`); escaping only where
+Markdown would misread the text.
 Code blocks keep their whitespace exactly; outside them there is never more
 than one blank line in a row.
 
@@ -144,8 +147,20 @@ def render_strict(
 
 # --- truncation -----------------------------------------------------------------
 
-_FENCE_LINE = re.compile(r"^[ >]*(`{3,})([^`]*)$")
+# A code fence line (CommonMark §4.5), after quote markers and indentation: three or
+# more backticks (an info string without backticks) or three or more tildes. The
+# renderer writes backtick fences only, but a tilde fence would swallow the rest of
+# the page just the same, so a cut must not fall inside one either.
+_FENCE_LINE = re.compile(r"^[ >]*(?:(`{3,})([^`]*)|(~{3,})(.*))$")
 _ITEM_START = re.compile(r"^(?:-|\d{1,9}\.)(?: |$)")
+
+
+def _fence(match: re.Match[str]) -> tuple[str, str, int]:
+    """(the fence's run of backticks or tildes, its info string, where that starts)
+    of a `_FENCE_LINE` match."""
+    if match.group(1) is not None:
+        return match.group(1), match.group(2), match.start(2)
+    return match.group(3), match.group(4), match.start(4)
 
 
 def _cut_points(markdown: str, items: bool) -> list[int]:
@@ -157,10 +172,12 @@ def _cut_points(markdown: str, items: bool) -> list[int]:
     for line in markdown.split("\n"):
         match = _FENCE_LINE.match(line)
         if fence:
-            if match and match.group(1).startswith(fence) and not match.group(2).strip():
-                fence = ""
+            if match:
+                run, info, _ = _fence(match)
+                if run.startswith(fence) and not info.strip():  # same character, as long
+                    fence = ""
         elif match:
-            fence = match.group(1)
+            fence = _fence(match)[0]
         elif offset and (
             not line.strip(" >")
             or (items and line[:1] in "-0123456789" and _ITEM_START.match(line))
@@ -176,9 +193,10 @@ def _fences_balanced(markdown: str) -> bool:
         match = _FENCE_LINE.match(line)
         if not match:
             continue
+        run, info, _ = _fence(match)
         if not fence:
-            fence = match.group(1)
-        elif match.group(1).startswith(fence) and not match.group(2).strip():
+            fence = run
+        elif run.startswith(fence) and not info.strip():
             fence = ""
     return not fence
 
@@ -205,7 +223,7 @@ def _head(markdown: str, room: int, items: bool, first: bool) -> str:
     opened = max(i for i, line in enumerate(lines) if _FENCE_LINE.match(line))
     match = _FENCE_LINE.match(lines[opened])
     assert match is not None
-    closing = lines[opened][: match.start(2)]
+    closing = lines[opened][: _fence(match)[2]]
     kept = lines[: opened + 1]
     size = sum(len(line) + 1 for line in kept) + len(closing)
     for line in markdown.split("\n")[opened + 1 :]:

@@ -9,12 +9,15 @@ self-contained and columns line up; except that a cell spanning the whole row
 column.
 
 Bounded on hostile input: a span counts at most MAX_SPAN slots, a grid at most
-MAX_COLUMNS columns and MAX_CELLS slots (rows beyond that are dropped).
+MAX_COLUMNS columns and MAX_CELLS slots (rows beyond that are dropped), and the
+repetition of spanned cells at most REPEAT_FACTOR times the table's own text (or
+REPEAT_MIN_CHARS): further slots a cell spans stay empty (`bound_repeats`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any, Generic, TypeVar
 
 from lxml import etree
@@ -24,6 +27,11 @@ from webmd_spider.extract.inline import GUTTER_CLASS
 MAX_SPAN = 1000
 MAX_COLUMNS = 1000
 MAX_CELLS = 100_000
+# MAX_CELLS bounds the slots, not their bytes: 100 rows of a 4 KB cell with colspan=999
+# were 400 MB of Markdown. A spanned cell is repeated into the other slots it covers
+# while the table's repeated text stays within the larger of these two bounds.
+REPEAT_MIN_CHARS = 20_000
+REPEAT_FACTOR = 2  # times the table's own text (each cell counted once)
 # A cell holding block content with at least this much text makes a th-less table layout.
 LAYOUT_CELL_CHARS = 150
 LONG_CELL_CHARS = 600
@@ -136,6 +144,7 @@ class Grid(Generic[T]):
     rows: list[list[T]]
     header_count: int  # leading rows that form the header (0: no header row)
     width: int
+    spanned: bool = False  # some cell covers more than one slot (repeats to bound)
 
 
 def build_grid(table: etree._Element) -> Grid[etree._Element | None]:
@@ -153,6 +162,7 @@ def build_grid(table: etree._Element) -> Grid[etree._Element | None]:
     carry: list[tuple[etree._Element | None, int]] = []  # per column: (cell, rows still covered)
     cells_total = 0
     width = 0
+    spanned = False
     for index, row in enumerate(rows):
         remaining = len(rows) - index
         out: list[etree._Element | None] = []
@@ -169,6 +179,8 @@ def build_grid(table: etree._Element) -> Grid[etree._Element | None]:
                 col += 1
             colspan = _span(cell, "colspan", MAX_SPAN)
             rowspan = _span(cell, "rowspan", min(MAX_SPAN, remaining))
+            if colspan > 1 or rowspan > 1:
+                spanned = True
             for _ in range(min(colspan, MAX_COLUMNS - col)):
                 out.append(cell)
                 if col >= len(carry):
@@ -198,7 +210,7 @@ def build_grid(table: etree._Element) -> Grid[etree._Element | None]:
         header_count = 1  # every row is <th> only: the first is the header
     if not header_count and grid and not has_th:
         header_count = 1
-    return Grid(rows=grid, header_count=header_count, width=width)
+    return Grid(rows=grid, header_count=header_count, width=width, spanned=spanned)
 
 
 def _full_width(row: list[Any]) -> bool:
@@ -224,6 +236,94 @@ def fill(grid: Grid[etree._Element | None], values: dict[etree._Element, T], emp
         header_count=grid.header_count,
         width=grid.width,
     )
+
+
+def bound_repeats(
+    grid: Grid[etree._Element | None], sizes: dict[etree._Element, int]
+) -> Grid[etree._Element | None]:
+    """The grid with the repetition of spanned cells bounded.
+
+    `sizes` holds the rendered length of every cell of the grid. A cell's first slot
+    (row by row) is always kept; every further slot it covers costs its size (a
+    row-wide cell, shown once, once per row). A table whose repeats cost at most
+    max(REPEAT_MIN_CHARS, REPEAT_FACTOR x the sum of `sizes`), every ordinary one, is
+    returned as it is. Beyond that, first the columns where no cell begins are
+    dropped (they only repeat cells begun to their left: a colspan=999 made 998 of
+    them), then, row by row, the slots that would pass the budget become None
+    (empty). So no table renders to more than a small multiple of its own text, in
+    the Markdown and in the structured rows alike."""
+    if not grid.spanned:
+        return grid
+    budget = max(REPEAT_MIN_CHARS, REPEAT_FACTOR * sum(sizes.values()))
+    rows = grid.rows
+    width = grid.width
+    begins = [False] * width  # some cell begins in the column
+    seen: set[etree._Element] = set()
+    cost = 0
+    for row in rows:
+        if len(row) > 1 and _full_width(row):  # `fill` shows it once: one slot's worth
+            first = row[0]
+            assert first is not None
+            if first in seen:
+                cost += sizes.get(first, 0)
+            else:
+                seen.add(first)
+                begins[0] = True
+            continue
+        col = 0
+        for cell, slots in groupby(row):  # runs of one cell: colspans, in C
+            count = len(list(slots))
+            if cell is not None:
+                if cell in seen:
+                    cost += count * sizes.get(cell, 0)
+                else:
+                    seen.add(cell)
+                    begins[col] = True
+                    cost += (count - 1) * sizes.get(cell, 0)
+            col += count
+    if cost <= budget:
+        return grid
+    if not all(begins):
+        kept = [col for col in range(width) if begins[col]]
+        rows = [[row[col] for col in kept] for row in rows]
+        width = len(kept)
+    spent = 0
+    seen.clear()
+    bounded: list[list[etree._Element | None]] = []
+    for row in rows:
+        if len(row) > 1 and _full_width(row):
+            first = row[0]
+            assert first is not None
+            if first not in seen:
+                seen.add(first)
+            elif spent + sizes.get(first, 0) <= budget:
+                spent += sizes.get(first, 0)
+            else:
+                row = [None] * width
+            bounded.append(row)
+            continue
+        out = row
+        col = 0
+        for cell, slots in groupby(row):
+            count = len(list(slots))
+            start = col
+            col += count
+            if cell is None:
+                continue
+            if cell not in seen:
+                seen.add(cell)
+                start += 1
+            size = sizes.get(cell, 0)
+            if not size:
+                continue
+            fits = min(col - start, (budget - spent) // size)
+            spent += fits * size
+            if start + fits < col:  # the rest of the run stays empty
+                if out is row:
+                    out = list(row)
+                out[start + fits : col] = [None] * (col - start - fits)
+        bounded.append(out)
+    return Grid(rows=bounded, header_count=grid.header_count, width=width, spanned=True)
 
 
 def merge_headers(header_rows: list[list[str]], width: int) -> list[str]:
@@ -276,6 +376,8 @@ def extract_tables(region: etree._Element) -> list[dict[str, Any]]:
         inside_data.add(table)
         grid = build_grid(table)
         values = {cell: _plain(cell) for row in grid.rows for cell in row if cell is not None}
+        if grid.spanned:
+            grid = bound_repeats(grid, {cell: len(value) for cell, value in values.items()})
         caption = caption_of(table)
         records.append(
             table_record(
