@@ -23,9 +23,10 @@ Contract:
 * A worker that dies (crash, killed) fails its pages with :class:`WorkerGone`; the
   caller extracts them itself, so no page is lost. The other workers go on.
 * :meth:`ExtractPool.close` (idempotent) fails the pages still out with
-  :class:`WorkerGone`, closes the pipes (a worker exits when its job pipe ends), and
-  waits at most ``CLOSE_WAIT_SECS`` before terminating, then killing, a worker still
-  running: it never hangs the process. Workers run in a session of their own and
+  :class:`PoolClosed` (a :class:`WorkerGone`), closes the pipes (an idle worker exits
+  when its job pipe ends), kills at once the workers that held a page, and waits at
+  most ``CLOSE_WAIT_SECS`` before terminating, then killing, a worker still running:
+  it never hangs the process. Workers run in a session of their own and
   ignore SIGINT (Ctrl-C is the crawl process's to handle); a worker whose crawl
   process is killed reads the end of its job pipe and exits.
 
@@ -37,6 +38,22 @@ A worker that dies (a crash, an out-of-memory kill) is replaced, up to
 ``RESTARTS_PER_WORKER`` times per worker over the pool's life (a worker that cannot
 start at all must not be started forever); past that the crawl goes on with the others,
 and extracts in its own process when none is left.
+
+Hostile pages: a page can cost a worker far more CPU than its size suggests (libxml2 is
+quadratic in the attributes of one element: 80,000 attributes in 0.87 MB took ~35 s).
+Each worker's current page has a deadline (``deadline``, :data:`EXTRACT_DEADLINE_SECS`
+by default): past it, the page's future fails with :class:`ExtractionTimeout` (the
+caller writes a diagnostic, it must not extract the page itself), and the worker is
+killed and replaced (a timeout does not use up ``RESTARTS_PER_WORKER``: the worker
+did start); the other pages it held fail with :class:`WorkerGone`. A watchdog on the
+event loop checks the deadlines (every second at most, nothing per page but a clock
+read). :meth:`ExtractPool.extract` is the whole contract for a caller in one call: it
+submits, waits for a worker when a large page (:data:`WAIT_FOR_WORKER_BYTES`) finds
+none free (starting, or all busy) instead of handing it back, and submits once more
+when the page's worker was lost to something else. :meth:`ExtractPool.close` kills at
+once the workers still holding a page (whatever they were doing is thrown away) and
+bounds its total wait (about ``CLOSE_WAIT_SECS`` + 1 s, whatever the number of
+workers); pages still out then fail with :class:`PoolClosed`.
 """
 
 from __future__ import annotations
@@ -70,8 +87,23 @@ MAX_IN_FLIGHT = 8
 MAX_AUTO_PROCESSES = 4
 #: How many replacements of dead workers a pool starts, per worker it was asked for.
 RESTARTS_PER_WORKER = 3
-#: close(): how long workers get to finish their current page before being terminated.
+#: close(): how long idle workers get to exit by themselves (they read the end of their
+#: job pipe) before being terminated; a worker still holding a page is killed at once.
 CLOSE_WAIT_SECS = 1.0
+#: After SIGTERM, and again after SIGKILL, close() waits this long for the stragglers.
+_SIGNAL_WAIT_SECS = 0.5
+#: A worker still on one page after this many seconds is killed and replaced, and the
+#: page fails with ExtractionTimeout. Ordinary pages take milliseconds (~10 ms for the
+#: golden pages; 0.3 s for a 0.9 MB page of 3,000 paragraphs), so 30 s is only reached
+#: by a page built to be slow.
+EXTRACT_DEADLINE_SECS = 30.0
+#: extract(): a page at least this large is never handed back to the caller (to extract
+#: in the crawl process, blocking its event loop) while a worker is alive or starting:
+#: it waits for one. Under 64 KiB even the worst case known (one element with ~6,000
+#: attributes) costs the crawl process ~0.3 s.
+WAIT_FOR_WORKER_BYTES = 64 * 1024
+#: extract(): a large page waits for a free worker at most the deadline plus this.
+ROOM_WAIT_EXTRA_SECS = 5.0
 _READ_SIZE = 1 << 20
 #: What a worker runs: ``sys.executable`` + this + the two pipe descriptors. A module
 #: attribute so that a benchmark can put a stand-in worker there (bench/stub_extract.py).
@@ -80,6 +112,25 @@ WORKER_ARGV: list[str] = ["-m", "webmd_spider.extract_worker"]
 
 class WorkerGone(Exception):
     """The worker holding a page died, or the pool closed: extract the page elsewhere."""
+
+
+class PageFailed(WorkerGone):
+    """The page raised in the extraction process (extract it in the crawl process)."""
+
+
+class PoolClosed(WorkerGone):
+    """The pool closed while the page was out: the run is ending. A subclass of
+    WorkerGone for callers that only know that one; a caller that knows it should not
+    extract the page in the crawl process now (that could hold the close)."""
+
+
+class ExtractionTimeout(Exception):
+    """The page took its worker past the pool's deadline; the worker was killed. Not a
+    WorkerGone: the page must not be extracted anywhere else (it would block there)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"converting the page took longer than {seconds:g} s")
+        self.seconds = seconds
 
 
 def default_processes(cpu_count: int | None = None) -> int:
@@ -137,6 +188,8 @@ class _Worker:
         self.pipes_open = True
         self.ready = False
         self.alive = True
+        #: time.monotonic() when the worker began its current page (the first of waiting)
+        self.busy_since = 0.0
         self.waiting: deque[asyncio.Future[PageWork]] = deque()  # in job order
         self.inbox = bytearray()  # result bytes read, not yet a whole frame
         self.outbox = bytearray()  # job bytes the pipe did not take yet
@@ -151,6 +204,7 @@ class ExtractPool:
         options: ExtractOptions,
         chunk_budget: tuple[int, int] = (0, 0),
         gc_threshold: int = 0,
+        deadline: float | None = None,
     ) -> None:
         self.processes = processes
         self.options = options
@@ -166,6 +220,17 @@ class ExtractPool:
         self._restarts_left = RESTARTS_PER_WORKER * processes
         self._env: dict[str, str] = {}
         self._setup = b""
+        #: seconds a worker may spend on one page (see the module docstring); None:
+        #: EXTRACT_DEADLINE_SECS as it is when the pool is made
+        self.deadline = EXTRACT_DEADLINE_SECS if deadline is None else deadline
+        #: pages that ran past the deadline (their workers were killed)
+        self.timeouts = 0
+        self._watch_every = min(1.0, max(0.05, self.deadline / 4))
+        self._watch_handle: asyncio.TimerHandle | None = None
+        #: extract() calls waiting for a worker to have room
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        #: killed or lost workers not reaped yet (polled by the watchdog, waited by close)
+        self._dying: list[subprocess.Popen[bytes]] = []
 
     # -- start ---------------------------------------------------------------------
     def start(self) -> None:
@@ -177,6 +242,7 @@ class ExtractPool:
         self._env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         options = (self.options, self.chunk_budget, self.gc_threshold)
         self._setup = _frame(pickle.dumps(options, pickle.HIGHEST_PROTOCOL))
+        self._watch_handle = self._loop.call_later(self._watch_every, self._watch)
         for _ in range(self.processes):
             if not self._spawn():
                 return
@@ -236,6 +302,8 @@ class ExtractPool:
         if best is None or self._loop is None:
             return None
         future: asyncio.Future[PageWork] = self._loop.create_future()
+        if not best.waiting:
+            best.busy_since = time.monotonic()  # its clock starts now
         best.waiting.append(future)
         self._send(best, _frame(pickle.dumps((body, url, encoding), pickle.HIGHEST_PROTOCOL)))
         return future
@@ -301,6 +369,8 @@ class ExtractPool:
     def _on_frame(self, worker: _Worker, payload: memoryview) -> None:
         if not worker.ready:
             worker.ready = payload == READY
+            if worker.ready and self._waiters:
+                self._wake()
             if worker.ready and not self._announced and self.ready == self.processes:
                 self._announced = True
                 logger.info(
@@ -314,6 +384,10 @@ class ExtractPool:
             self._lose(worker, "a result for no page")
             return
         future = worker.waiting.popleft()
+        if worker.waiting:
+            worker.busy_since = time.monotonic()  # the next page's clock starts now
+        if self._waiters:
+            self._wake()  # room at this worker
         if future.done():  # the awaiting side gave up (cancelled)
             return
         try:
@@ -322,28 +396,33 @@ class ExtractPool:
             work = None
             logger.warning("unreadable result from %s: %s", worker.name, exc)
         if work is None:  # the page failed there: the crawl process extracts it
-            future.set_exception(WorkerGone("the page failed in the extraction process"))
+            future.set_exception(PageFailed("the page failed in the extraction process"))
         else:
             future.set_result(work)
 
-    def _lose(self, worker: _Worker, why: str) -> None:
-        """A worker died: its pages fail over to the crawl process; the rest go on."""
+    def _lose(self, worker: _Worker, why: str, timed_out: bool = False) -> None:
+        """A worker died, or is killed: its pages fail with WorkerGone (the caller
+        submits them again or extracts them); a replacement is started; the rest go on.
+        Never blocks: the process is killed and reaped later."""
         if worker not in self.workers:
             return
         self.workers.remove(worker)
         logger.warning(
-            "extraction process %s stopped (%s); its %d pages are extracted in the crawl process",
+            "extraction process %s stopped (%s); its %d pages still out go elsewhere",
             worker.name,
             why,
             len(worker.waiting),
         )
         self._detach(worker)
-        self._stop_worker(worker, time.monotonic() + CLOSE_WAIT_SECS)
-        if not self.closed and self._restarts_left > 0:
-            self._restarts_left -= 1
+        self._discard(worker)
+        # a worker killed over a page had started fine: replacing it costs no restart
+        if not self.closed and (timed_out or self._restarts_left > 0):
+            if not timed_out:
+                self._restarts_left -= 1
             self._spawn()
+        self._wake()  # waiters look again (a replacement, or nothing left to wait for)
 
-    def _detach(self, worker: _Worker) -> None:
+    def _detach(self, worker: _Worker, gone: type[WorkerGone] = WorkerGone) -> None:
         """Stop watching the worker's pipes (before they are closed: a closed descriptor
         number may soon belong to a socket) and fail its pages over."""
         worker.alive = False
@@ -353,29 +432,118 @@ class ExtractPool:
         while worker.waiting:
             future = worker.waiting.popleft()
             if not future.done():
-                future.set_exception(WorkerGone(f"{worker.name} stopped"))
+                future.set_exception(gone(f"{worker.name} stopped"))
 
-    @staticmethod
-    def _stop_worker(worker: _Worker, deadline: float) -> None:
-        """Close the pipes (the worker exits at the end of its job pipe), then make sure
-        it is gone by ``deadline``."""
+    def _discard(self, worker: _Worker) -> None:
+        """Close the worker's pipes and kill it if it still runs (its pages are failed
+        over already; a dead one is only reaped). Reaped by the watchdog or close()."""
         _close_pipes(worker)
-        _reap(worker, deadline)
+        if worker.process.poll() is None:
+            with contextlib.suppress(OSError):
+                worker.process.kill()
+            self._dying.append(worker.process)
+
+    # -- deadlines -------------------------------------------------------------------
+    def _watch(self) -> None:
+        """The watchdog: kill a worker past its page's deadline; reap the dead."""
+        self._watch_handle = None
+        if self.closed or self._loop is None:
+            return
+        now = time.monotonic()
+        for worker in list(self.workers):
+            if worker.waiting and now - worker.busy_since > self.deadline:
+                # its result may be in the pipe, unread (the loop was held up): read first
+                self._on_readable(worker)
+                if worker.alive and worker.waiting and now - worker.busy_since > self.deadline:
+                    self._time_out(worker)
+        if self._dying:
+            self._dying = [p for p in self._dying if p.poll() is None]
+        self._watch_handle = self._loop.call_later(self._watch_every, self._watch)
+
+    def _time_out(self, worker: _Worker) -> None:
+        """The worker's current page ran past the deadline: fail it with
+        ExtractionTimeout, kill the worker, start another."""
+        future = worker.waiting.popleft()
+        if not future.done():
+            future.set_exception(ExtractionTimeout(self.deadline))
+        self.timeouts += 1
+        self._lose(worker, f"a page took longer than {self.deadline:g} s", timed_out=True)
+
+    # -- one call for callers --------------------------------------------------------
+    async def extract(self, body: bytes, url: str, encoding: str | None) -> PageWork | None:
+        """The page's ``PageWork`` from a worker, or None: extract it in the crawl
+        process (no worker can take it now and the page is small, no worker is left,
+        or the page failed in its worker).
+
+        A page of at least :data:`WAIT_FOR_WORKER_BYTES` waits (at most the deadline
+        plus :data:`ROOM_WAIT_EXTRA_SECS`) for a worker while one is alive or starting.
+        A page whose worker was lost for another reason (killed over another page's
+        deadline, crashed) is submitted once more. Raises :class:`ExtractionTimeout`
+        when the page ran past the deadline, :class:`PoolClosed` when the pool closed
+        meanwhile (or was closed already).
+        """
+        large = len(body) >= WAIT_FOR_WORKER_BYTES
+        give_up = time.monotonic() + self.deadline + ROOM_WAIT_EXTRA_SECS
+        resubmitted = False
+        while True:
+            if self.closed:
+                raise PoolClosed("the extraction processes were stopped")
+            future = self.submit(body, url, encoding)
+            if future is None:
+                remaining = give_up - time.monotonic()
+                if not large or not self.workers or remaining <= 0:
+                    return None
+                await self._room(remaining)
+                continue
+            try:
+                return await future
+            except PoolClosed:
+                raise
+            except PageFailed:
+                return None
+            except WorkerGone:
+                if resubmitted:
+                    return None
+                resubmitted = True
+
+    async def _room(self, timeout: float) -> None:
+        """Wait until a worker may have room (one got ready, finished a page, was lost
+        or replaced, or the pool closed), at most ``timeout`` seconds."""
+        assert self._loop is not None
+        waiter: asyncio.Future[None] = self._loop.create_future()
+        self._waiters.append(waiter)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(waiter, timeout)
+
+    def _wake(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
 
     # -- close ---------------------------------------------------------------------
     def close(self) -> None:
-        """Stop every worker (see the module docstring); safe to call twice."""
+        """Stop every worker (see the module docstring); safe to call twice. Waits at
+        most about CLOSE_WAIT_SECS + 1 s in all."""
         if self.closed:
             return
         self.closed = True
+        if self._watch_handle is not None:
+            self._watch_handle.cancel()
+            self._watch_handle = None
         workers, self.workers = self.workers, []
+        busy = [w for w in workers if w.waiting]
         for worker in workers:
-            self._detach(worker)
+            self._detach(worker, PoolClosed)
         for worker in workers:
-            _close_pipes(worker)  # all first: the workers wind down side by side
-        deadline = time.monotonic() + CLOSE_WAIT_SECS
-        for worker in workers:
-            _reap(worker, deadline)
+            _close_pipes(worker)  # all first: the idle workers wind down side by side
+        for worker in busy:
+            # whatever it is doing is thrown away; it may be stuck in a hostile page
+            with contextlib.suppress(OSError):
+                worker.process.kill()
+        self._wake()
+        _reap_all([w.process for w in workers] + self._dying)
+        self._dying = []
 
 
 def _close_pipes(worker: _Worker) -> None:
@@ -387,17 +555,23 @@ def _close_pipes(worker: _Worker) -> None:
                 os.close(fd)
 
 
-def _reap(worker: _Worker, deadline: float) -> None:
-    """Wait for the worker until ``deadline``, then terminate it, and kill it as a
-    last resort: a worker stuck in a page never holds the crawl process open."""
-    process = worker.process
-    for stop in (None, process.terminate, process.kill):
-        if stop is not None:
-            with contextlib.suppress(OSError):
-                stop()
-        timeout = max(0.0, deadline - time.monotonic()) if stop is None else 0.5
-        try:
-            process.wait(timeout)
+def _reap_all(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Wait for the processes until CLOSE_WAIT_SECS from now, then terminate the ones
+    left and wait _SIGNAL_WAIT_SECS, then kill those and wait as long again: a worker
+    stuck in a page never holds the crawl process open, and the total wait is bounded
+    whatever the number of workers."""
+    waits = (CLOSE_WAIT_SECS, _SIGNAL_WAIT_SECS, _SIGNAL_WAIT_SECS)
+    stops = (None, "terminate", "kill")
+    left = processes
+    for stop, wait in zip(stops, waits, strict=True):
+        left = [p for p in left if p.poll() is None]
+        if not left:
             return
-        except subprocess.TimeoutExpired:
-            continue
+        for process in left:
+            if stop is not None:
+                with contextlib.suppress(OSError):
+                    getattr(process, stop)()
+        deadline = time.monotonic() + wait
+        for process in left:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(max(0.0, deadline - time.monotonic()))

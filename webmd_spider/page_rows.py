@@ -21,10 +21,27 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 BINARY_MAGIC = (b"%PDF-", b"PK\x03\x04", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"\x1f\x8b")
 
 
-def classify_response(status: int, content_type: str | None, body: bytes) -> tuple[str, str] | None:
-    """``(error_type, message)`` when the response cannot be a page, else ``None``."""
-    if status >= 300:
-        return "http-error", f"the server answered HTTP {status}"
+#: Redirect statuses Scrapy follows when their Location is an http(s) URL.
+FOLLOWED_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def classify_response(
+    status: int, content_type: str | None, body: bytes, location: str | None = None
+) -> tuple[str, str] | None:
+    """``(error_type, message)`` when the response cannot be a page, else ``None``.
+
+    ``location`` is the response's Location header, if any: a followed redirect status
+    that reaches the spider has one Scrapy would not follow (``data:``, ``file:``,
+    ``ftp:``... anything but http and https), which the message names.
+    """
+    if not 200 <= status < 300:
+        # Only 2xx is a page. 1xx never arrives (the HTTP client skips it); 0, 99 or
+        # 600+ are not HTTP statuses at all.
+        if status in FOLLOWED_REDIRECTS and location and _non_http(location):
+            return "http-error", f"redirect to a non-http URL ({location[:200]})"
+        if 100 <= status < 600:
+            return "http-error", f"the server answered HTTP {status}"
+        return "http-error", f"the server answered with an invalid HTTP status ({status})"
     mime = (content_type or "").split(";", 1)[0].strip().lower()
     head = body[:16]
     if head.startswith(BINARY_MAGIC) or _looks_binary(body):
@@ -35,6 +52,18 @@ def classify_response(status: int, content_type: str | None, body: bytes) -> tup
     if not mime and start != b"<":
         return "not-html", "the response has no content type and does not look like HTML"
     return None
+
+
+def _non_http(location: str) -> bool:
+    """Whether a Location names a scheme other than http(s) (``javascript:``, ``data:``)."""
+    scheme = location.strip().partition(":")[0].lower()
+    return (
+        ":" in location
+        and scheme not in ("http", "https")
+        and scheme.isascii()
+        and scheme[:1].isalpha()
+        and all(c.isalnum() or c in "+-." for c in scheme)
+    )
 
 
 def _looks_binary(body: bytes) -> bool:

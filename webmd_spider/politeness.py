@@ -24,6 +24,10 @@ MAX_REFUSALS_PER_URL = 3
 #: Refusals in a row from one website before the whole website is given up.
 MAX_REFUSALS_PER_SITE = 8
 
+#: Retry-After delay-seconds above this read as this (a 400-digit value would be float
+#: inf); any such wait is past every budget and refused. Smaller values stay exact.
+MAX_DELAY_SECONDS = 1e15
+_DELAY_SECONDS = re.compile(r"[0-9]+", re.ASCII)
 _RANGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:-\s*(\d+(?:\.\d+)?))?\s*$")
 
 
@@ -58,19 +62,26 @@ def delay_for_floor(floor: float, jitter: float) -> float:
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
     """Seconds to wait from a Retry-After header (delay-seconds or HTTP-date, RFC 9110
-    §10.2.3); None when absent or unreadable. Never negative."""
+    §10.2.3); None when absent or unreadable (the caller then backs off). Never negative,
+    never raises: the value comes from the server.
+
+    delay-seconds is ``1*DIGIT``: ASCII digits only (``"²".isdigit()`` is true, and
+    ``"١٢"`` is an Arabic-Indic twelve; neither is a delay). A date whose year or zone
+    does not fit a ``datetime`` is unreadable, not an error.
+    """
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    if _DELAY_SECONDS.fullmatch(value):
+        return min(float(value), MAX_DELAY_SECONDS)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        wait = (when - (now or datetime.now(UTC))).total_seconds()
+    except (TypeError, ValueError, IndexError, OverflowError, AttributeError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+    return max(0.0, wait)
 
 
 def backoff(attempt: int) -> float:

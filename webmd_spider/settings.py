@@ -39,6 +39,13 @@ COOKIES_ENABLED = False
 # Names resolving to loopback/private/link-local... addresses are refused (SSRF guard).
 TWISTED_DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"
 METAREFRESH_ENABLED = True
+# Scrapy's HTTP/1.1 handler with a cap on each response's header section (256 KiB,
+# 1,000 lines): Twisted keeps every header line, so a server sending headers forever
+# grew memory until DOWNLOAD_TIMEOUT. Over the cap: an `http-error` row.
+DOWNLOAD_HANDLERS = {
+    "http": "webmd_spider.http_handler.CappedHTTP11DownloadHandler",
+    "https": "webmd_spider.http_handler.CappedHTTP11DownloadHandler",
+}
 
 # --- politeness ----------------------------------------------------------------
 CONCURRENT_REQUESTS = 16

@@ -7,6 +7,16 @@ the spider's ``robots`` rules and run ledger; refused targets are recorded in th
 (``robots`` or ``offsite_redirect``), marked ``webmd_rejected`` and dropped with
 ``IgnoreRequest``. A URL the user typed that redirects to another website gets a
 ``blocked`` row saying so (that website's robots.txt was never read).
+
+Every kind of request is checked (pages, sitemaps, and any kind added later) except
+robots.txt files, whose redirects to another website RFC 9309 §2.3.1.2 allows (they
+are followed at most five times; the file found applies to the host asked), and the
+spider's own ``data:`` summary requests (``UNGUARDED_KINDS``). A sitemap that Scrapy
+redirects to another website is refused without contacting it: that website's
+robots.txt was never read. (``sitemap_discovery`` now fetches sitemaps with
+``dont_redirect`` and follows their redirects itself, reading the target host's
+robots.txt first; this check is what still applies if a sitemap request is ever
+redirected by Scrapy.)
 """
 
 from __future__ import annotations
@@ -18,6 +28,13 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 
 from webmd_spider.urls import site_key
+
+#: Request kinds whose redirects are not checked here: robots.txt files (a website's
+#: own, and ``sitemap_robots``: the robots.txt of a host serving cross-submitted
+#: sitemaps), which may redirect to another website (RFC 9309 §2.3.1.2), and the
+#: spider's end-of-run ``data:`` requests. Every other kind is, including kinds added
+#: later.
+UNGUARDED_KINDS = ("robots", "sitemap_robots", "summary")
 
 
 class RedirectGuardMiddleware:
@@ -32,17 +49,18 @@ class RedirectGuardMiddleware:
 
     def process_request(self, request: Request) -> None:
         meta = request.meta
-        if not meta.get("redirect_times") or meta.get("webmd_kind") not in ("page", "sitemap"):
+        if not meta.get("redirect_times") or meta.get("webmd_kind") in UNGUARDED_KINDS:
             return
         spider = self.crawler.spider
         ledger = getattr(spider, "ledger", None)
         website = meta.get("webmd_site", "")
         if ledger is None or website not in ledger.sites:
             return
-        original = meta.get("webmd_url", request.url)
+        # pages carry the URL as discovered; other kinds: the first URL of the chain
+        original = meta.get("webmd_url") or (meta.get("redirect_urls") or [request.url])[0]
         reason = None
-        if site_key(request.url) != website and meta["webmd_kind"] == "page":
-            if meta.get("webmd_via") == "input":
+        if site_key(request.url) != website:
+            if meta.get("webmd_kind") == "page" and meta.get("webmd_via") == "input":
                 # A URL the user typed: say so in a row (its target's robots.txt was
                 # never read, so it is not fetched here).
                 raise IgnoreRequest(

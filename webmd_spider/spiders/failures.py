@@ -2,9 +2,21 @@
 
 Scrapy level: knows Scrapy's and Twisted's exception types. Used by the site spider's
 errbacks; every failure becomes exactly one diagnostic row.
+
+The cause is looked for along the exception's chain: Scrapy wraps Twisted's
+``ResponseFailed`` (which holds a list of failures) in ``DownloadFailedError``, and a
+malformed response found by our download handler (``http_handler``) travels inside
+those. A response the server got wrong (a header section over the cap, a body whose
+Content-Encoding does not decode, a redirect to a non-http URL) is an ``http-error``
+with a message naming the fault, not ``unreachable``: the server answered.
 """
 
 from __future__ import annotations
+
+import gzip
+import struct
+import zlib
+from collections.abc import Iterator
 
 from scrapy.exceptions import (
     CannotResolveHostError,
@@ -20,6 +32,8 @@ from twisted.internet import error as tx_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed
 
+from webmd_spider.http_handler import ResponseHeadersTooLarge
+
 _TIMEOUTS = (DownloadTimeoutError, tx_error.TimeoutError, TimeoutError)
 _UNREACHABLE = (
     CannotResolveHostError,
@@ -33,6 +47,65 @@ _UNREACHABLE = (
     tx_error.ConnectionDone,
     ConnectionError,
 )
+#: Modules whose exceptions mean "the compressed body could not be decoded" (Scrapy's
+#: HttpCompressionMiddleware uses brotli or brotlicffi, and zstd from the standard
+#: library, ``compression.zstd``, or its backport, ``backports.zstd``); matched on any
+#: part of the exception's module name, so that none of them must be installed.
+_DECODER_MODULES = frozenset({"brotli", "brotlicffi", "_brotli", "zstd", "_zstd", "zstandard"})
+#: A short, truncated gzip body fails inside Scrapy's gunzip with these.
+_TRUNCATED_STREAM = (EOFError, struct.error)
+_CHAIN_LIMIT = 16
+#: Scrapy's Request refuses a URL like ``javascript:alert(1)`` with this ValueError; in a
+#: download's errback it comes from a redirect's Location (the request's own URL was
+#: valid when it was made).
+_MISSING_SCHEME = "Missing scheme in request url:"
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, its causes and contexts, and the failures a ``ResponseFailed`` holds
+    (breadth-first, each once, at most ``_CHAIN_LIMIT``)."""
+    todo: list[BaseException] = [exc]
+    seen: set[int] = set()
+    while todo and len(seen) < _CHAIN_LIMIT:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        for reason in getattr(current, "reasons", None) or ():
+            value = getattr(reason, "value", None)
+            if isinstance(value, BaseException):
+                todo.append(value)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                todo.append(linked)
+
+
+def _decoding_error(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from decoding a Content-Encoding (gzip, deflate, br, zstd)."""
+    if isinstance(exc, gzip.BadGzipFile | zlib.error):
+        return True
+    if _DECODER_MODULES.intersection((type(exc).__module__ or "").split(".")):
+        return True
+    if isinstance(exc, _TRUNCATED_STREAM):
+        # generic types: only when raised while decompressing (Scrapy's gz / compression)
+        tb = exc.__traceback__
+        while tb is not None:
+            name = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+            if name.endswith(("/utils/gz.py", "/utils/_compression.py", "/gzip.py")):
+                return True
+            tb = tb.tb_next
+    return False
+
+
+def _codec(exc: BaseException) -> str:
+    """The Content-Encoding an exception of ``_decoding_error`` comes from, for the message."""
+    module = type(exc).__module__ or ""
+    if "brotli" in module:
+        return "br"
+    if "zstd" in module or "zstandard" in module:
+        return "zstd"
+    return "gzip or deflate"
 
 
 def classify_failure(failure: Failure) -> tuple[str, str]:
@@ -51,6 +124,17 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
         return "too-large", "the response is larger than the page size limit (DOWNLOAD_MAXSIZE)"
     if isinstance(exc, IgnoreRequest) and "max redirections" in lowered:
         return "http-error", "too many redirects (REDIRECT_MAX_TIMES)"
+    for cause in _chain(exc) if exc is not None else ():
+        if isinstance(cause, ResponseHeadersTooLarge):
+            return "http-error", f"the response headers are too large: {cause}"
+        if _decoding_error(cause):
+            return "http-error", (
+                f"the server's compressed body could not be decoded ({_codec(cause)}: "
+                f"{type(cause).__name__}: {str(cause)[:200]})"
+            )
+        if isinstance(cause, ValueError) and str(cause).startswith(_MISSING_SCHEME):
+            target = str(cause).removeprefix(_MISSING_SCHEME).strip()
+            return "http-error", f"redirect to a non-http URL ({target[:200]})"
     if text.startswith("refused: ") or (
         isinstance(exc, tx_error.DNSLookupError) and "refused: " in text
     ):
