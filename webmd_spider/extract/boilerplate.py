@@ -7,19 +7,29 @@ Rules (vocabulary in `vocabulary.py`):
   holds prose, and a role-marked section with its own heading and prose;
 * ids / classes made of chrome words ("site-footer", "mainNav", "post-share"),
   never one holding the page's <h1>, most of the content, 200+ characters of
-  prose, or a link-light majority of its own container
+  prose, or a link-light majority of its own container, judged with the sibling
+  items of its kind (every comment of one list gets one verdict)
   (a box drawn over the page - modal, popup, lightbox - is not kept for its
   prose; a mass of links without prose beside the article's prose - a kudos
-  list - does not count as "most of the content");
+  list - does not count as "most of the content"); a heading is never judged by
+  its own names (unless visually hidden, "sr-only"), nor a section of a
+  document by an id that is the slug of its heading (Sphinx's
+  ``<section id="footer"><h2>Footer</h2>``);
 * media players (aria-label "Video Player", class words "player", "vjs"...)
   holding little prose: their controls and settings menus;
 * link farms, cookie notices recognised by their words, "Related posts"
   headings with their link lists, heading permalinks and "Edit this page" links;
+  but a list of links right under a heading in the text's flow ("See also",
+  "Further reading", a changelog's links) stays unless the heading names the
+  site's promotion and the links stay on the site (or it asks to share / follow);
 * pager links: a short block whose whole text is links each opening with a
   previous / next label ("← Previous: Title", "Next Chapter");
 * teaser cards: 3+ sibling blocks each with one linked headline and a short
   blurb (a "more stories" stream), unless they make most of the root (a
-  listing page) and the root has no titled article beside them.
+  listing page) and the root has no titled article beside them;
+* byline blocks by their names or around a reading time ("6 min read"), and
+  reaction controls ("2 Likes", "Follow", a lone "1.2K" outside lists and tables);
+* last, a heading whose whole section went with the rules above.
 
 One top-down walk with an explicit stack (no recursion); text sizes come from
 the `TextStats` measured once before.
@@ -57,9 +67,6 @@ _SPACES = re.compile(r"\s+")
 _HEADER_WORDS = frozenset({"header", "masthead", "banner", "topbar"})
 # compiled once: `element.xpath(str)` compiles its expression on every call
 _HEADING_XPATH = etree.XPath("descendant::*[self::h1 or self::h2 or self::h3]")
-_ANY_HEADING = etree.XPath(
-    "descendant::*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
-)
 
 # Verdicts of a class or id name, weakest first (an element takes the strongest).
 NOT_CHROME = 0
@@ -107,15 +114,101 @@ def attr_verdict(value: str) -> int:
 
 
 def element_verdict(element: Element) -> int:
-    """Chrome verdict of an element's id and classes."""
+    """Chrome verdict of an element's id and classes.
+
+    A heading is never judged by its own names ("section-header", "page-header",
+    id="comments"): they style or anchor the text's own title. Only a visually hidden
+    one (`vocabulary.VISUALLY_HIDDEN_NAMES`) is not shown. An id that is the slug of the
+    element's own heading is a generated anchor (`_is_heading_anchor`) and says nothing.
+    """
+    if element.tag in v.HEADING_TAGS:
+        cls = element.get("class")
+        return CHROME if cls and visually_hidden(cls) else NOT_CHROME
     verdict = NOT_CHROME
-    for attr in ("class", "id"):
-        value = element.get(attr)
-        if value:
-            verdict = max(verdict, attr_verdict(value))
-            if verdict == CHROME:
-                return CHROME
+    cls = element.get("class")
+    if cls:
+        verdict = attr_verdict(cls)
+        if verdict == CHROME:
+            return CHROME
+    ident = element.get("id")
+    if ident:
+        own = attr_verdict(ident)
+        if own > verdict and not _is_heading_anchor(element, ident):
+            verdict = own
     return verdict
+
+
+@lru_cache(maxsize=4096)
+def visually_hidden(value: str) -> bool:
+    """A class attribute with a name of text shown to screen readers only ("sr-only")."""
+    return not v.VISUALLY_HIDDEN_NAMES.isdisjoint(value.lower().split())
+
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def _slug_key(text: str) -> str:
+    """The letters and digits of `text`, lower-cased: a heading's text and the anchor a
+    site generator made of it ("Social links" / "social-links", "social_links") compare
+    equal, whatever separator the generator chose."""
+    return _NOT_ALNUM.sub("", text.lower())
+
+
+def _is_heading_anchor(element: Element, ident: str) -> bool:
+    """`ident` is the slug of the element's own heading: the heading itself, or the
+    first child with text of a section of a document's section tree (Sphinx writes
+    every section as ``<section id="footer"><h2>Footer¶</h2>``; Markdown generators
+    give headings ``id="comments"`` from their text). Such an id names a part of the
+    text, not a region of the page. Loose match: a duplicate's number ("footer-1") or
+    a heading's section number ("2.3 Footer") is ignored."""
+    if element.tag in v.HEADING_TAGS:
+        heading: Element | None = element
+    elif _is_section(element):
+        # a chrome box may be titled by its role ("<div id="footer"><h3>Footer</h3>",
+        # "<section id="newsletter"><h2>Newsletter</h2>"): only a section of a tree of
+        # sections, or one whose heading links to it (a permalink), is so judged
+        heading = _first_heading(element)
+        if heading is None:
+            return False
+        parent = element.getparent()
+        nested = parent is not None and _is_section(parent) and bool(parent.get("id"))
+        if not nested and not _links_to(heading, ident):
+            return False
+    else:
+        return False
+    if heading is None:
+        return False
+    key = _slug_key(ident)
+    text = _slug_key(heading.text_content())
+    if not key or not text:
+        return False
+    return key.rstrip("0123456789") in (text, text.lstrip("0123456789")) or key == text
+
+
+def _is_section(element: Element) -> bool:
+    """A ``<section>`` or an element classed "section" (docutils' HTML4 writer)."""
+    return element.tag == "section" or "section" in (element.get("class") or "").split()
+
+
+def _links_to(heading: Element, ident: str) -> bool:
+    """The heading holds a permalink to `ident` ("<a class="headerlink" href="#footer">")."""
+    target = "#" + ident
+    return any(link.get("href") == target for link in heading.iter("a"))
+
+
+def _first_heading(element: Element) -> Element | None:
+    """The element's first child holding text, when it is a heading and no text
+    comes before it (empty anchors / target spans before it are skipped)."""
+    if element.text and element.text.strip():
+        return None
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue  # a comment or processing instruction
+        if child.tag in v.HEADING_TAGS:
+            return child
+        if any(t.strip() for t in child.itertext()) or (child.tail and child.tail.strip()):
+            return None
+    return None
 
 
 @lru_cache(maxsize=8192)
@@ -226,7 +319,7 @@ def survey(top: Element, stats: TextStats) -> Survey:
         if (
             element.tag in tags
             or (cls and _chrome_name(cls))
-            or (ident and _chrome_name(ident))
+            or (ident and _chrome_name(ident) and not _is_heading_anchor(element, ident))
             or (role and role.lower() in roles)
         ):
             marked.append(element)
@@ -256,8 +349,11 @@ class Cleaner:
         stats: TextStats,
         h1: Element | None,
         candidates: list[Element] | None = None,
+        site: str | None = None,
     ) -> None:
         self.root = root
+        #: host of the page's URL (``urls.site_key`` without a port), when known
+        self.site = _host_of_site(site) if site else None
         self.stats = stats
         self.of = stats.of
         self.protected: set[Element] = set()
@@ -273,8 +369,12 @@ class Cleaner:
         self.content_prose = stats.prose(root)
         self.root_is_page = root.tag in ("body", "html")
         self.candidates = chrome_candidates(root, stats) if candidates is None else candidates
-        self._groups: dict[tuple[Element, str], int] = {}
+        self._groups: dict[tuple[Any, ...], tuple[int, int, Element]] = {}
         self._paragraphs: set[Element] | None = None
+        #: (previous sibling, parent) of every block with text removed: where a
+        #: heading may have lost all of its section (`_remove_orphan_headings`)
+        self._scars: list[tuple[Element | None, Element]] = []
+        self._site_hosts: frozenset[str] | None = None  # `_on_site_hosts`, when asked
 
     def run(self) -> None:
         inside: list[tuple[int, Element]] = []
@@ -286,7 +386,7 @@ class Cleaner:
         for _, element in inside:
             # dropped with an outer box already: no longer under the root
             if _depth_below(element, self.root) > 0 and self._is_chrome(element):
-                element.drop_tree()
+                self._drop(element)
         galleries, labels, bylines, controls, pagers = self._scan()
         self._remove_galleries(galleries)
         self._remove_cookie_notices()
@@ -299,7 +399,21 @@ class Cleaner:
         self._remove_anchor_links()
         for element in bylines:
             if element.getparent() is not None and _depth_below(element, self.root) > 0:
-                element.drop_tree()
+                self._drop(element)
+        if self._scars:
+            self._remove_orphan_headings()
+
+    def _drop(self, element: Element) -> None:
+        """Remove `element` (with its tail kept), noting where it was if it held text."""
+        parent = element.getparent()
+        if parent is None:
+            return
+        if self.stats.chars(element) > 0:
+            previous = element.getprevious()
+            while previous is not None and not isinstance(previous.tag, str):
+                previous = previous.getprevious()  # a comment node
+            self._scars.append((previous, parent))
+        element.drop_tree()
 
     def _scan(
         self,
@@ -327,6 +441,8 @@ class Cleaner:
         pager_share = v.PAGER_LINK_SHARE
         skip_tags = v.UI_SKIP_TAGS
         stop_tags = v.UI_STOP_TAGS
+        counter_stop_tags = v.COUNTER_STOP_TAGS
+        reading_times: list[Element] = []
         for element in root.iter(etree.Element):
             if element is root or element in protected:
                 continue
@@ -335,6 +451,10 @@ class Cleaner:
                 continue
             chars = s[CHARS]
             if chars == 0:
+                # "<i class="icon-clock"></i> 7 min read": words of the parent
+                tail = element.tail
+                if tail and "ead" in tail and _leaf_labels(tail)[2]:
+                    reading_times.append(element.getparent())
                 continue
             cls = element.get("class")
             if cls and _gallery_name(cls) and self._is_gallery(element, galleries):
@@ -343,22 +463,32 @@ class Cleaner:
                 # a leaf: its own text is all of its text
                 text = element.text
                 if text:
-                    ad_label, tag_label = _leaf_labels(text)
+                    ad_label, tag_label, reading_time = _leaf_labels(text)
                     if ad_label:
                         labels.append(element)
                     if tag_label:
                         tag_labels.append(element)
+                    if reading_time:
+                        reading_times.append(element)
+                tail = element.tail
+                # "<span class="bull">•</span> 7 min read": words of the parent
+                if tail and "ead" in tail and _leaf_labels(tail)[2]:
+                    reading_times.append(element.getparent())
             prose = s[PROSE]
             if chars <= byline_max and prose <= byline_prose and _is_byline(element, cls):
                 bylines.append(element)
             if chars <= ui_max and prose == 0:
                 if element.getparent() in in_control:
                     in_control.add(element)  # inside a found block: nothing new
-                elif element.tag not in skip_tags and _is_ui_block(element):
-                    in_control.add(element)
-                    # the text of a heading or a table cell is the page's, whatever its words
-                    if not any(a.tag in stop_tags for a in element.iterancestors()):
-                        controls.append(element)
+                elif element.tag not in skip_tags:
+                    kind = _is_ui_block(element)
+                    if kind:
+                        in_control.add(element)
+                        # the text of a heading or a table cell is the page's, whatever
+                        # its words; a lone number in a list is the list's too
+                        stops = stop_tags if kind == UI_WORDS else counter_stop_tags
+                        if not any(a.tag in stops for a in element.iterancestors()):
+                            controls.append(element)
             if chars <= pager_max and s[LINK_CHARS] >= pager_share * chars:
                 if element.getparent() in in_pager:
                     in_pager.add(element)
@@ -366,7 +496,30 @@ class Cleaner:
                     in_pager.add(element)
                     if not any(a.tag in stop_tags for a in element.iterancestors()):
                         pagers.append(element)
+        bylines.extend(self._reading_time_bylines(reading_times))
         return galleries, labels, bylines, controls, pagers
+
+    def _reading_time_bylines(self, found: list[Element]) -> list[Element]:
+        """The byline block around each reading-time note ("6 min read"): the largest
+        ancestor that stays short and without prose or a heading but the author's name
+        (`BYLINE_MAX_CHARS`), below the title's box. A note in a list or a table (a
+        course's lessons with their times) is content."""
+        blocks = []
+        for element in found:
+            if element is None or element is self.root or element in self.protected:
+                continue
+            if any(a.tag in v.COUNTER_STOP_TAGS for a in _ancestors_below(element, self.root)):
+                continue
+            block, parent = element, element.getparent()
+            while parent is not None and parent is not self.root and parent not in self.protected:
+                s = self.of.get(parent)
+                if s is None or s[CHARS] > v.BYLINE_MAX_CHARS or s[PROSE] > v.BYLINE_MAX_PROSE:
+                    break
+                if not _only_byline_headings(parent):
+                    break
+                block, parent = parent, parent.getparent()
+            blocks.append(block)
+        return blocks
 
     # -- landmark, class and link-farm rules ----------------------------------
 
@@ -377,6 +530,8 @@ class Cleaner:
         if s is None:
             return False
         tag = element.tag
+        if tag in v.HEADING_TAGS:  # judged by its names only when visually hidden
+            return element_verdict(element) == CHROME
         role = (element.get("role") or "").lower()
         if tag in v.BOILERPLATE_TAGS or role in v.BOILERPLATE_ROLES:
             return self._landmark_is_chrome(element, tag, role, s)
@@ -400,7 +555,90 @@ class Cleaner:
             and s[CHARS] <= v.LINK_FARM_MAX_SHARE * self.content_chars
             and s[PROSE] < v.LINK_FARM_KEEP_PROSE
             and not self._sublist_of_prose(element)
+            and not self._cited_links(element)
         )
+
+    def _cited_links(self, element: Element) -> bool:
+        """A list of links right under a heading in the flow of the text (its parent
+        holds prose besides the list): the article's "See also", "Further reading",
+        "External links", a changelog's version links. Kept unless the heading names
+        the site's promotion ("Related posts", "Popular", "Tags": `RELATED_HEADINGS`,
+        `TAG_LIST_LABELS`) and the links stay on the site, or asks to share or follow
+        (`SOCIAL_HEADINGS`); a table of contents (links into the page) is not kept."""
+        previous = element.getprevious()
+        while previous is not None and not isinstance(previous.tag, str):
+            previous = previous.getprevious()
+        if previous is None or previous.tag not in v.HEADING_TAGS:
+            return False
+        parent = element.getparent()
+        if parent is None:
+            return False
+        if self.stats.prose(parent) - self.stats.prose(element) < v.LINK_FARM_KEEP_PROSE:
+            return False  # a box of links, not a section of the text
+        pages, off_site = self._link_targets([element])
+        if pages * 2 <= self.stats.of[element][LINKS]:
+            return False  # mostly links into the page: a table of contents
+        title = _SPACES.sub(" ", previous.text_content()).strip()
+        if v.SOCIAL_HEADINGS.match(title):
+            return False  # "Share this", "Follow us": buttons, to other sites or not
+        if off_site > v.CITED_LINKS_OFF_SITE_SHARE * pages:
+            return True
+        return not (v.RELATED_HEADINGS.match(title) or v.TAG_LIST_LABELS.match(title))
+
+    def _off_site(self, elements: list[Element]) -> bool:
+        """Most links of `elements` to pages lead to other sites than the page's."""
+        pages, off_site = self._link_targets(elements)
+        return off_site > v.CITED_LINKS_OFF_SITE_SHARE * pages
+
+    def _link_targets(self, elements: list[Element]) -> tuple[int, int]:
+        """(links to pages, links to other sites' pages) of `elements`: in-page, script
+        and mail links lead to no page; relative ones stay on the site; absolute ones
+        leave it unless their host is one of `_on_site_hosts`. When the page's site is
+        not known, absolute links all to one host are taken for the site's own (a
+        WordPress "Related posts" list), and only links to several hosts leave it."""
+        pages = 0
+        absolute: list[str] = []
+        for element in elements:
+            for link in element.iter("a"):
+                host = _link_host(link.get("href") or "")
+                if host is None:
+                    continue
+                pages += 1
+                if host:
+                    absolute.append(host)
+        if not absolute:
+            return pages, 0
+        hosts = self._on_site_hosts()
+        if not hosts and len(set(absolute)) == 1:
+            return pages, 0
+        return pages, sum(1 for host in absolute if not _same_site(host, hosts))
+
+    def _on_site_hosts(self) -> frozenset[str]:
+        """Hosts of the page's own site: the caller's `site`, the page's canonical,
+        og:url and <base>; without any of them, the host most of the
+        page's absolute links outside the content root lead to (its navigation),
+        when that is a few links at least (a footer's one link to the project's
+        GitHub does not make GitHub the site)."""
+        if self._site_hosts is None:
+            hosts: set[str] = {self.site} if self.site else set()
+            top = self.root.getroottree().getroot()
+            found: list[Any] = _SITE_TAGS(top)  # type: ignore[assignment]
+            for tag in found:
+                host = _link_host(tag.get("href") or tag.get("content") or "")
+                if host:
+                    hosts.add(host)
+            if not hosts and not self.root_is_page:
+                counts: dict[str, int] = {}
+                for link in top.iter("a"):
+                    host = _link_host(link.get("href") or "")
+                    if host and _depth_below(link, self.root) == 0:
+                        counts[host] = counts.get(host, 0) + 1
+                if counts:
+                    host, count = max(counts.items(), key=lambda pair: pair[1])
+                    if count >= v.SITE_NAV_MIN_LINKS:
+                        hosts.add(host)
+            self._site_hosts = frozenset(hosts)
+        return self._site_hosts
 
     def _sublist_of_prose(self, element: Element) -> bool:
         """A list nested in an item of a list that holds prose (a bug list under
@@ -468,20 +706,64 @@ class Cleaner:
             and s[PROSE] >= v.GUARD_PROSE_SHARE * chars
         ):
             return True
-        parent = element.getparent()
-        if parent is None or s[LINK_CHARS] > v.GUARD_MAJORITY_LINK_SHARE * chars:
+        if element.getparent() is None:
             return False
-        # the element, with its siblings of the same class (the posts of a
-        # forum thread), is the link-light majority of its container
-        cls = element.get("class")
-        group = self._group_chars(parent, cls) if cls else chars
-        if group <= chars:
-            # a wrapper that holds nothing else is no container: the box it sits in is
-            parent = self._container_of(parent, chars)
+        # the element, with the sibling items of its kind (the posts of a forum thread,
+        # the comments of one list), is the link-light majority of its container
+        group, links, container = self._group(element, chars)
+        if links > v.GUARD_MAJORITY_LINK_SHARE * group:
+            return False
         return (
             group >= v.GUARD_MAJORITY_MIN_CHARS
-            and group >= v.GUARD_MAJORITY_SHARE * self.stats.chars(parent)
+            and group >= v.GUARD_MAJORITY_SHARE * self.stats.chars(container)
         )
+
+    def _group(self, element: Element, chars: int) -> tuple[int, int, Element]:
+        """(text, link text, container) of the run of items `element` belongs to.
+
+        The item is `element` or the outermost wrapper holding nothing else (WordPress
+        and WooCommerce wrap each ``div#comment-120`` in an ``li``); its group is the
+        sibling items of the same tag whose element at the same place is of its kind
+        (`_kind`), so that every comment of a list gets one verdict, whatever its
+        even / odd / author classes. The container is the item's parent or, when the
+        group fills it (a bare list), the first ancestor holding more text."""
+        stats = self.stats
+        item, parent = element, element.getparent()
+        path: list[str] = []  # tags from the item down to the element, reversed
+        while (
+            parent is not None
+            and parent is not self.root
+            and parent not in self.protected
+            and stats.chars(parent) == chars
+        ):
+            path.append(item.tag)
+            item, parent = parent, parent.getparent()
+        if parent is None:
+            return chars, self.of[element][LINK_CHARS], item
+        path.reverse()
+        kind = _kind(element)
+        key = (parent, item.tag, tuple(path), kind)
+        found = self._groups.get(key)
+        if found is None:
+            group = links = 0
+            for sibling in parent:
+                if sibling.tag != item.tag:
+                    continue
+                probe: Element | None = sibling
+                for tag in path:
+                    if probe is None:
+                        break
+                    probe = next(probe.iterchildren(tag), None)
+                if probe is not None and (probe is element or _kind(probe) == kind):
+                    s = self.of.get(sibling)
+                    if s is not None:
+                        group += s[CHARS]
+                        links += s[LINK_CHARS]
+            container = parent
+            if group >= stats.chars(parent):
+                container = self._container_of(parent, group)
+            found = self._groups[key] = (group, links, container)
+        return found
 
     def _container_of(self, wrapper: Element, chars: int) -> Element:
         """`wrapper` or its first ancestor (up to the root) holding more than `chars` of text."""
@@ -492,12 +774,73 @@ class Cleaner:
             wrapper = parent
         return wrapper
 
-    def _group_chars(self, parent: Element, cls: str) -> int:
-        """Text of the children of `parent` with class `cls` (cached: no quadratic walks)."""
-        key = (parent, cls)
-        if key not in self._groups:
-            self._groups[key] = sum(self.stats.chars(e) for e in parent if e.get("class") == cls)
-        return self._groups[key]
+    # -- headings left without their section -----------------------------------
+
+    def _remove_orphan_headings(self) -> None:
+        """A heading just before a removed block whose section (up to the next heading
+        of its level or higher) holds nothing any more: the title of a removed list
+        ("See also", "Related posts" above a removed link list) is no content alone."""
+        seen: set[Element] = set()
+        for previous, parent in self._scars:
+            heading = self._heading_before(previous, parent)
+            if heading is None or heading in seen or heading in self.protected:
+                continue
+            seen.add(heading)
+            if self._section_is_empty(heading):
+                heading.drop_tree()
+
+    def _heading_before(self, previous: Element | None, parent: Element) -> Element | None:
+        """The heading right before the place of a removed block (`previous` its
+        previous sibling then, `parent` its parent), past empty elements and up out of
+        wrappers it opened; None when some text comes first."""
+        node: Element | None = previous
+        if node is not None and node.getparent() is None:
+            node = None  # removed since: start from the parent
+        if node is None:
+            node = parent
+            if node is self.root or node.getparent() is None:
+                return None
+            node = _previous_element(node, self.root)
+        for _ in range(v.ORPHAN_MAX_STEPS):
+            if node is None:
+                return None
+            if node.tag in v.HEADING_TAGS:
+                return node
+            text = _SPACES.sub(" ", node.text_content()).strip()
+            if text or _has_media(node):
+                # a wrapper holding only a heading: "<div><h3>Related</h3></div>"
+                inside = list(node.iter(*v.HEADING_TAGS))
+                inner = inside[-1] if inside else None
+                if inner is not None and _SPACES.sub(" ", inner.text_content()).strip() == text:
+                    return inner
+                return None
+            node = _previous_element(node, self.root)
+        return None
+
+    def _section_is_empty(self, heading: Element) -> bool:
+        """Nothing but blanks follows `heading` before the next heading of its level or
+        higher (a subheading is content) or the end of the root."""
+        level = int(heading.tag[1])
+        node = heading
+        while node is not self.root:
+            if node.tail and node.tail.strip():
+                return False
+            following = node.getnext()
+            while following is not None and not isinstance(following.tag, str):
+                if following.tail and following.tail.strip():
+                    return False
+                following = following.getnext()
+            if following is None:
+                parent = node.getparent()
+                if parent is None:
+                    return True
+                node = parent
+                continue
+            found = _first_content(following)
+            if found is not None:
+                return found.tag in v.HEADING_TAGS and int(found.tag[1]) <= level
+            node = following
+        return True
 
     # -- galleries ------------------------------------------------------------
 
@@ -519,7 +862,7 @@ class Cleaner:
             return  # the slideshow is the page's content
         for element in found:
             if element.getparent() is not None:
-                element.drop_tree()
+                self._drop(element)
 
     # -- text-recognised chrome -------------------------------------------------
 
@@ -550,7 +893,7 @@ class Cleaner:
                 continue
             words = " ".join(block.itertext())
             if v.COOKIE_PHRASES.search(words) and v.COOKIE_ACTIONS.search(words):
-                block.drop_tree()
+                self._drop(block)
 
     def _remove_ad_labels(self, labels: list[Element]) -> None:
         """Blocks whose whole text is an ad label ("Advertisement", "Story continues
@@ -578,7 +921,7 @@ class Cleaner:
             doomed.append(holder)
         for element in doomed:
             if element.getparent() is not None and _depth_below(element, self.root) > 0:
-                element.drop_tree()
+                self._drop(element)
 
     def _remove_related_lists(self) -> None:
         for heading in list(self.root.iter(*v.RELATED_HEADING_TAGS)):
@@ -598,9 +941,9 @@ class Cleaner:
             while following is not None and self._is_link_list(following):
                 lists.append(following)
                 following = following.getnext()
-            if lists:
+            if lists and not self._off_site(lists):
                 for element in (anchor, *lists):
-                    element.drop_tree()
+                    self._drop(element)
 
     def _remove_tag_lists(self) -> None:
         """A tag-list label ("Tags", "Filed under:") with the link lists after it."""
@@ -617,7 +960,7 @@ class Cleaner:
                 following = following.getnext()
             if lists and anchor is not self.root and anchor not in self.protected:
                 for element in (anchor, *lists):
-                    element.drop_tree()
+                    self._drop(element)
 
     def _is_link_list(self, element: Element, min_links: int = 2) -> bool:
         s = self.of.get(element)
@@ -678,7 +1021,7 @@ class Cleaner:
                 return
         for element in doomed:
             if element.getparent() is not None:
-                element.drop_tree()
+                self._drop(element)
 
     def _remove_anchor_links(self) -> None:
         doomed = []
@@ -703,6 +1046,54 @@ class Cleaner:
                 link.drop_tree()
 
 
+_DIGITS = re.compile(r"\d+")
+_SITE_TAGS = etree.XPath(
+    "head/link[contains(concat(' ', normalize-space(@rel), ' '), ' canonical ')]"
+    " | head/meta[@property='og:url'] | head/base"
+)
+
+
+_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+@lru_cache(maxsize=8192)
+def _link_host(href: str) -> str | None:
+    """The host of a link, lower-cased without "www." ("" for a relative link, which
+    stays on the page's site); None for an in-page, script or mail link."""
+    href = href.strip()
+    if not href or href.startswith("#"):
+        return None
+    scheme = _SCHEME.match(href)
+    if scheme is not None:
+        if scheme.group(1).lower() not in ("http", "https"):
+            return None  # mailto:, javascript:, tel:
+        href = href[scheme.end() :]
+    elif not href.startswith("//"):
+        return ""  # relative
+    host = href.lstrip("/").split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    return host.removeprefix("www.")
+
+
+def _same_site(host: str, hosts: frozenset[str]) -> bool:
+    """`host` is one of `hosts`, or a subdomain or parent domain of one."""
+    if host in hosts:
+        return True
+    return any(host.endswith("." + h) or h.endswith("." + host) for h in hosts)
+
+
+def _kind(element: Element) -> tuple[int, frozenset[str], str]:
+    """What makes sibling items one list: the chrome verdict, the class names that
+    give it, and the chrome id without its numbers. The items of a comment list
+    differ in every other class ("even thread-even", "odd alt", "comment-author-x")
+    and in their numbers ("comment-120", "comment-121"), not in these."""
+    cls = element.get("class")
+    ident = element.get("id")
+    names = frozenset(n for n in cls.split() if name_verdict(n) != NOT_CHROME) if cls else None
+    stem = _DIGITS.sub("", ident) if ident and attr_verdict(ident) != NOT_CHROME else ""
+    return element_verdict(element), names or frozenset(), stem
+
+
 def _is_byline(element: Element, cls: str | None) -> bool:
     """A byline / dateline block by its names (`cls` is its class attribute), with no
     heading inside; the caller has checked that it is short and holds no prose (its
@@ -719,45 +1110,82 @@ def _is_byline(element: Element, cls: str | None) -> bool:
         names = f"{cls or ''} {get('id') or ''} {get('itemprop') or ''} {get('rel') or ''}"
         if not names.strip() or not _is_byline_name(names):
             return False
-    return not _ANY_HEADING(element)
+    return _only_byline_headings(element)
+
+
+def _only_byline_headings(element: Element) -> bool:
+    """Every heading in `element` is the author's name by its own names ("<h4
+    class="author-name">" in a Ghost byline), if it holds any."""
+    for heading in element.iter(*v.HEADING_TAGS):
+        names = f"{heading.get('class') or ''} {heading.get('id') or ''}"
+        if not names.strip() or not _is_byline_name(names):
+            return False
+    return True
+
+
+def _ancestors_below(element: Element, root: Element) -> list[Element]:
+    """`element`'s ancestors below `root` (all of them when it is not under `root`)."""
+    found = []
+    for ancestor in element.iterancestors():
+        if ancestor is root:
+            break
+        found.append(ancestor)
+    return found
 
 
 @lru_cache(maxsize=16384)  # short leaf texts ("NULL", "Tags", "Advertisement") repeat
-def _leaf_labels(text: str) -> tuple[bool, bool]:
-    """(an ad label, a tag-list label): what the whole text of a leaf element is."""
+def _leaf_labels(text: str) -> tuple[bool, bool, bool]:
+    """(an ad label, a tag-list label, a reading time): what the whole text of a leaf
+    element (or a text node) is."""
     chars = len(text.strip())  # a leaf's measured characters
     ad_label = chars <= v.AD_LABEL_MAX_CHARS and " ".join(text.split()).lower() in v.AD_LABELS
     tag_label = chars <= v.TAG_LIST_LABEL_MAX_CHARS and v.TAG_LIST_LABELS.match(text) is not None
-    return ad_label, tag_label
+    reading_time = (
+        chars <= v.READING_TIME_MAX_CHARS
+        and ("ead" in text or "EAD" in text)
+        and v.READING_TIME.match(text) is not None
+    )
+    return ad_label, tag_label, reading_time
 
 
 _WORDS = re.compile(r"\w+")
 
 
-def _is_ui_block(element: Element) -> bool:
+# kinds of UI block (`_ui_text`)
+UI_WORDS = 1  # interface words, or a "1 of 24" slide counter
+UI_COUNT = 2  # a lone abbreviated count ("1.2K" claps, "3.4m" views)
+
+
+def _is_ui_block(element: Element) -> int:
     """All the element's words are interface words, fillers, numbers or single
-    letters, with one interface word at least (or a "1 of 24" counter), and it
-    holds no heading, code or table."""
+    letters, with one interface word at least (or a "1 of 24" counter), or its
+    text is one abbreviated count ("1.2K"), and it holds no heading, code or table:
+    `UI_WORDS`, `UI_COUNT`, or 0."""
     # a leaf's text content is its own text, read without lxml.html's XPath call
     text = ((element.text or "") if not len(element) else element.text_content()).strip()
-    return _ui_text(text) and next(element.iter(*v.UI_KEEP_DESCENDANTS), None) is None
+    kind = _ui_text(text)
+    if kind and next(element.iter(*v.UI_KEEP_DESCENDANTS), None) is None:
+        return kind
+    return 0
 
 
 @lru_cache(maxsize=4096)  # short texts ("NULL", "Next", "1 of 24") repeat across pages
-def _ui_text(text: str) -> bool:
+def _ui_text(text: str) -> int:
     """The words rule of `_is_ui_block` on the element's stripped text."""
     if text.endswith(":"):
-        return False
+        return 0
+    if v.UI_ABBREVIATED_COUNT.match(text) is not None:
+        return UI_COUNT
     words = _WORDS.findall(text.lower())
     if not words:
-        return False
+        return 0
     real = False
     for word in words:
         if word in v.UI_WORDS:
             real = True
         elif not (word in v.UI_FILLER_WORDS or word.isdigit() or len(word) == 1):
-            return False
-    return real or v.UI_COUNTER.match(text) is not None
+            return 0
+    return UI_WORDS if real or v.UI_COUNTER.match(text) is not None else 0
 
 
 def _is_pager(element: Element) -> bool:
@@ -812,6 +1240,45 @@ def _link_text(link: Element) -> str:
     return _SPACES.sub(" ", raw).strip()
 
 
+def _previous_element(node: Element, root: Element) -> Element | None:
+    """The element before `node` in its parent, or before the parent when it opens it
+    (up to `root`, exclusive)."""
+    while node is not root:
+        previous = node.getprevious()
+        while previous is not None and not isinstance(previous.tag, str):
+            previous = previous.getprevious()
+        if previous is not None:
+            return previous
+        parent = node.getparent()
+        if parent is None or parent is root:
+            return None
+        node = parent
+    return None
+
+
+def _has_media(element: Element) -> bool:
+    """An image with alt text, a table, a video... (`ORPHAN_CONTENT_TAGS`) in `element`."""
+    for node in element.iter(*v.ORPHAN_CONTENT_TAGS):
+        if node.tag != "img" or (node.get("alt") or "").strip():
+            return True
+    return False
+
+
+def _first_content(element: Element) -> Element | None:
+    """The first heading, or element with text or media, in `element` (document order)."""
+    for node in element.iter(etree.Element):
+        tag = node.tag
+        if tag in v.HEADING_TAGS:
+            return node
+        if node.text and node.text.strip():
+            return node
+        if node is not element and node.tail and node.tail.strip():
+            return node  # (the element's own tail is after it: the caller's to read)
+        if tag in v.ORPHAN_CONTENT_TAGS and (tag != "img" or (node.get("alt") or "").strip()):
+            return node
+    return None
+
+
 def _depth_below(element: Element, root: Element) -> int:
     """How many levels `element` is below `root`; 0 when it is not under it."""
     for depth, ancestor in enumerate(element.iterancestors(), start=1):
@@ -832,9 +1299,17 @@ def remove_boilerplate(
     stats: TextStats,
     h1: Element | None,
     candidates: list[Element] | None = None,
+    site: str | None = None,
 ) -> None:
     """Remove page chrome inside `root` (never `root` itself or the page's `h1`).
 
-    `candidates` are `chrome_candidates()` of the page (found again when None).
+    `candidates` are `chrome_candidates()` of the page (found again when None);
+    `site` is ``urls.site_key`` of the page's URL, when known (which links of a list
+    leave the site: `Cleaner._cited_links`).
     """
-    Cleaner(root, stats, h1, candidates).run()
+    Cleaner(root, stats, h1, candidates, site).run()
+
+
+def _host_of_site(site: str) -> str:
+    """A ``urls.site_key`` ("example.com:8080") as `_link_host` gives hosts."""
+    return site.lower().rsplit(":", 1)[0] if site.count(":") == 1 else site.lower()

@@ -10,10 +10,12 @@ page's prose):
 3. ``container``: a well-known content container (``.entry-content``, ``#content``...);
 4. ``density``: the block that gathers the most paragraph text outside links,
    widened to the smallest ancestor holding 60% of the page's prose outside
-   chrome and to the page's ``<h1>``;
+   chrome and to the page's ``<h1>`` (only to the h1's own column when that holds
+   an article beside the pick: a prose sidebar outweighs a page of short notes);
 5. ``body``.
 
-Then `boilerplate.remove_boilerplate` cleans the root in place. Text sizes
+The page's ``<h1>`` is never a visually hidden one ("sr-only"). Then
+`boilerplate.remove_boilerplate` cleans the root in place. Text sizes
 are measured once (`stats.measure`); nothing here recurses.
 """
 
@@ -33,6 +35,7 @@ from webmd_spider.extract.boilerplate import (
     element_verdict,
     remove_boilerplate,
     survey,
+    visually_hidden,
 )
 from webmd_spider.extract.clean import visible_chars
 from webmd_spider.extract.stats import Element, TextStats, measure
@@ -79,12 +82,16 @@ def _class_tier(value: str) -> int:
     return _tier(value, _CONTAINER_CLASSES)
 
 
-def select_content(root: lxml.html.HtmlElement, page_text_chars: int | None = None) -> Selection:
+def select_content(
+    root: lxml.html.HtmlElement, page_text_chars: int | None = None, site: str | None = None
+) -> Selection:
     """Choose the content root of `root` (a cleaned page) and clean it of chrome.
 
     `page_text_chars` is the visible text of the page before any cleaning
     (whitespace runs as one space), for the boilerplate ratio; when None it is
-    measured here, on the page as it is now.
+    measured here, on the page as it is now. `site` is ``urls.site_key`` of the
+    page's URL, when known: it tells the links that leave the site (without it,
+    the page's canonical and navigation do).
     """
     body = _body(root)
     if page_text_chars is None:
@@ -94,7 +101,7 @@ def select_content(root: lxml.html.HtmlElement, page_text_chars: int | None = No
     found = survey(body, stats)
     finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
-    remove_boilerplate(content, stats, h1, found.candidates)
+    remove_boilerplate(content, stats, h1, found.candidates, site)
     kept = visible_chars(content)
     ratio = 1.0 - kept / page_text_chars if page_text_chars > 0 else 0.0
     return Selection(
@@ -127,7 +134,10 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
     text, down when its text is only elsewhere in <title> (the site name) or it
     sits in page chrome.
     """
-    h1s = [h for h in body.iter("h1") if stats.chars(h) > 0][: v.MAX_H1_CANDIDATES]
+    # a visually hidden <h1> ("sr-only": GitHub titles every page so for screen
+    # readers) is not the title the reader sees, and often sits in the page's chrome
+    h1s = [h for h in body.iter("h1") if stats.chars(h) > 0 and not _hidden(h, body)]
+    h1s = h1s[: v.MAX_H1_CANDIDATES]
     if not h1s:
         return None
     title_el = _head_title(root) if root.tag == "html" else None
@@ -157,6 +167,17 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
 
 
 _TITLE_MATCH = 2.0
+
+
+def _hidden(element: Element, body: Element) -> bool:
+    """The element, or a box around it, is classed as shown to screen readers only."""
+    for node in itertools.chain((element,), element.iterancestors()):
+        if node is body:
+            return False
+        cls = node.get("class")
+        if cls and visually_hidden(cls):
+            return True
+    return False
 
 
 def _head_title(root: Element) -> Element | None:
@@ -332,36 +353,97 @@ class _Finder:
             if parent is None:
                 break
             best = parent
-        best = self._climb_siblings(best)
-        if self.h1 is not None:
-            while best not in self.h1_path and best is not self.body:
-                parent = best.getparent()
-                if parent is None:
-                    break
-                best = parent
+        own = self.stats.chars(best)
+        if self.h1 is None or best in self.h1_path:
+            return self._pick(self._climb_siblings(best, own))
+        # the pick is beside the <h1>: climb up to the h1's column, not into it
+        best = self._climb_siblings(best, own, self.h1_path)
+        if best in self.h1_path:
+            return self._pick(best)
+        parent = best.getparent()
+        # would the sibling climb have gone on (through the h1's box)?
+        climbing = parent is not None and parent in self.h1_path and self._may_climb(best, own)
+        column, merged = self._h1_column(best)
+        if merged and climbing:
+            column = self._climb_siblings(column, own)
+        return self._pick(column)
+
+    def _pick(self, best: Element) -> Element | None:
         return best if self._big(best) else None
 
-    def _climb_siblings(self, best: Element) -> Element:
-        """Widen the density pick while each parent adds text that is mostly not links
-        (sibling sections of one document), stopping below the body. When in doubt,
-        keep text: a reference page's synopsis and notes sit beside its longest section."""
+    def _h1_column(self, best: Element) -> tuple[Element, bool]:
+        """Widen the density pick to the page's <h1>: to their common ancestor, or to
+        the h1's own column of it when that is an article beside the pick, not a title
+        box above it - it holds `MIN_ROOT_CHARS` besides the heading, as much text as
+        half of the pick's column, and an article's body (`_has_body`): a sidebar's
+        "About me" box wins the prose count on a page of short notes, lists and
+        tables. The flag: the common ancestor was taken."""
+        assert self.h1 is not None
+        column = best
+        parent = best.getparent()
+        while parent is not None and parent not in self.h1_path:
+            column, parent = parent, parent.getparent()
+        if parent is None:
+            return best, False
+        if parent is self.body:
+            return parent, True
+        h1_column = next(
+            a
+            for a in itertools.chain((self.h1,), self.h1.iterancestors())
+            if a.getparent() is parent
+        )
         stats = self.stats
-        own = stats.chars(best)
+        beside = stats.chars(h1_column) - stats.chars(self.h1)
+        if (
+            beside >= v.MIN_ROOT_CHARS
+            and stats.chars(h1_column) >= v.H1_COLUMN_SHARE * stats.chars(column)
+            and self._has_body(h1_column)
+        ):
+            return h1_column, False
+        return parent, True
+
+    def _has_body(self, column: Element) -> bool:
+        """The column holds an article body, not only a title box (a title, a deck, a
+        byline, a list of its tags): a list or table of text rather than links, a code
+        block, quote or subheading, or a few paragraphs of prose."""
+        for block in column.iter(*v.H1_COLUMN_BODY_TAGS):
+            if block.tag not in ("ul", "ol", "dl", "table") or self.stats.link_share(block) < 0.5:
+                return True
+        paragraphs = (p for p in column.iter("p") if self.stats.prose(p) > 0)
+        return sum(1 for _ in itertools.islice(paragraphs, v.H1_COLUMN_PARAGRAPHS)) >= (
+            v.H1_COLUMN_PARAGRAPHS
+        )
+
+    def _climb_siblings(
+        self, best: Element, own: int, boundary: set[Element] | None = None
+    ) -> Element:
+        """Widen the density pick while each parent adds text that is mostly not links
+        (sibling sections of one document), stopping below the body (and below
+        `boundary`). When in doubt, keep text: a reference page's synopsis and notes
+        sit beside its longest section. `own` is the size of the first pick."""
         while True:
             parent = best.getparent()
-            if parent is None or parent is self.body or parent.tag in ("body", "html"):
+            if parent is None or (boundary is not None and parent in boundary):
                 return best
-            total = stats.chars(parent)
-            added = total - stats.chars(best)
-            if added > v.DENSITY_SIBLING_MAX_GROWTH * max(own, 1):
+            if not self._may_climb(best, own):
                 return best
-            if added > 0:
-                links = stats.link_share(parent) * total - stats.link_share(best) * stats.chars(
-                    best
-                )
-                if links > v.DENSITY_SIBLING_MAX_LINK_SHARE * added:
-                    return best
             best = parent
+
+    def _may_climb(self, best: Element, own: int) -> bool:
+        """The sibling climb's step from `best` to its parent (see `_climb_siblings`)."""
+        stats = self.stats
+        parent = best.getparent()
+        if parent is None or parent is self.body or parent.tag in ("body", "html"):
+            return False
+        total = stats.chars(parent)
+        added = total - stats.chars(best)
+        if added > v.DENSITY_SIBLING_MAX_GROWTH * max(own, 1):
+            return False
+        if added > 0:
+            links = stats.link_share(parent) * total - stats.link_share(best) * stats.chars(best)
+            if links > v.DENSITY_SIBLING_MAX_LINK_SHARE * added:
+                return False
+        return True
 
     def _chrome_prose(self) -> int:
         """Prose inside the outermost chrome candidates of the page (sidebars,

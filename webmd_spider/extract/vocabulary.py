@@ -40,6 +40,23 @@ HIDDEN_STYLES = ("display:none", "visibility:hidden")
 COLLAPSED_STYLE = re.compile(r"(?:^|;)height:0(?:px|em|rem|%)?(?:;|$)")
 COLLAPSED_STYLE_ALSO = "overflow:hidden"
 COLLAPSED_STYLE_UNLESS = "padding"
+#: Never removed for being hidden: a page hidden as a whole (``<body style="display:none">``
+#: until a script reveals it on load) is still the page.
+NEVER_HIDDEN_TAGS = frozenset({"html", "body"})
+#: ``hidden="until-found"``: content the browser's find-in-page or a fragment link reveals
+#: (HTML, 6.1 "The hidden attribute"), so it is content, not hidden.
+HIDDEN_UNTIL_FOUND = "until-found"
+#: A hidden element holding more than this share of the body's non-whitespace characters,
+#: and at least this many of them, is the page itself hidden for a while (an app root that a
+#: modal library set aria-hidden on while a consent dialog is open): it stays. Hidden
+#: menus, dialogs and mobile navs hold less than half of a page.
+HIDDEN_WRAPPER_SHARE = 0.5
+HIDDEN_WRAPPER_MIN_CHARS = 200
+#: A ``<template>`` with one of these attributes set to one of these modes is a declarative
+#: shadow root: rendered content, not an inert template (HTML, 4.12.3 "The template element";
+#: ``shadowroot`` is Chrome's older pre-standard name).
+SHADOW_ROOT_ATTRS = ("shadowrootmode", "shadowroot")
+SHADOW_ROOT_MODES = frozenset({"open", "closed"})
 #: Hidden tab panels are content (the other language of a code sample...).
 TABPANEL_ROLES = frozenset({"tabpanel"})
 TABPANEL_CLASSES = frozenset(
@@ -135,6 +152,14 @@ DENSITY_SIBLING_MAX_GROWTH = 3.0
 #: Widen a root to take in the page's <h1> when that adds at most the heading
 #: and this many characters (a byline, a date): a title just above the body.
 H1_WIDEN_SLACK_CHARS = 300
+#: The density pick is widened to the <h1>'s own column instead of the common
+#: ancestor when that column holds MIN_ROOT_CHARS besides the heading and this
+#: share of the pick's column's text (an article beside a prose sidebar).
+H1_COLUMN_SHARE = 0.5
+#: ... and an article's body, which a title box (title, deck, byline) never holds:
+#: one of these, or this many paragraphs of prose.
+H1_COLUMN_BODY_TAGS = ("ul", "ol", "dl", "table", "pre", "blockquote", "h2", "h3", "h4")
+H1_COLUMN_PARAGRAPHS = 3
 #: A container class found on separate blocks whose prose is this share of the
 #: chosen one's: the root is their common ancestor.
 CONTAINER_SPLIT_SHARE = 0.5
@@ -265,12 +290,21 @@ STRONG_BOILERPLATE_WORDS = frozenset({"breadcrumb", "breadcrumbs", "crumbs"})
 #: A class or id with one of these words names content, whatever else it says:
 #: "comment-body", "content-header", "article-text".
 CONTENT_WORDS = frozenset({"content", "contents", "body", "text", "prose", "copy"})
+#: Whole class names of text drawn off screen for screen readers only: a heading so
+#: classed is not shown (and is not the page's title), whatever it says.
+VISUALLY_HIDDEN_NAMES = frozenset(
+    {
+        *("sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text"),
+        *("screenreader-only", "a11y-only", "screen-reader-only", "assistive-text"),
+        *("element-invisible", "hidden-visually"),
+    }
+)
 #: Whole class / id names that are chrome although their words are not
 #: ("sr-only" is screen-reader text, "screen-reader-text" the same).
 BOILERPLATE_NAMES = frozenset(
     {
-        *("sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text"),
-        *("skip-link", "skip-to-content", "skip-nav", "screenreader-only", "a11y-only"),
+        *VISUALLY_HIDDEN_NAMES,
+        *("skip-link", "skip-to-content", "skip-nav"),
         *("share-this", "addthis", "sharedaddy", "jp-relatedposts", "yarpp-related"),
         *("mw-editsection", "printfooter", "catlinks", "navbox", "mw-jump-link"),
         *("hidden-print", "noprint", "print-only", "ai2html"),
@@ -335,6 +369,27 @@ LINK_FARM_KEEP_PROSE = 100
 LINK_FARM_TAGS = frozenset(
     {"div", "section", "ul", "ol", "dl", "table", "nav", "aside", "footer", "header", "p"}
 )
+#: ... but a list of links right under a heading of the text with more than this
+#: share of its links to other sites is the article's citations ("Further reading",
+#: "External links", a changelog's version links), not the site's promotion.
+CITED_LINKS_OFF_SITE_SHARE = 0.5
+#: ... unless the heading asks to share or follow: those links are social buttons.
+SOCIAL_HEADINGS = re.compile(
+    r"^\s*(?:share|follow|connect|subscribe|find\s+us|join\s+us|stay\s+in\s+touch"
+    r"|social(?:\s+media)?\b)",
+    re.IGNORECASE,
+)
+#: Without a canonical / og:url / <base> to name the page's site, it is the host of
+#: most absolute links outside the content root, when they are at least this many.
+SITE_NAV_MIN_LINKS = 3
+#: A heading whose section lost blocks to chrome rules and holds no text any more
+#: goes too, unless one of these (with alt text, for an image) is left in it.
+ORPHAN_CONTENT_TAGS = frozenset(
+    {"img", "video", "audio", "iframe", "object", "embed", "svg", "canvas", "math", "table"}
+)
+#: The heading is looked for this many elements back from the removed block, past
+#: empty ones ("<div class="clear"></div>").
+ORPHAN_MAX_STEPS = 4
 
 #: Galleries / slideshows: a box with a class name of GALLERY_WORDS (and
 #: qualifiers) holding GALLERY_MIN_SLIDES+ sibling slides goes, when the root
@@ -375,6 +430,9 @@ UI_WORDS = frozenset(
         *("less", "skip", "replay", "play", "pause", "mute", "unmute", "copy", "copied"),
         *("read", "later", "save", "saved", "bookmark", "expand", "collapse", "toggle"),
         *("zoom", "enlarge", "embed", "permalink", "retry"),
+        # reactions and follows under posts ("2 Likes", "Follow", "Vote", "12 claps")
+        *("like", "likes", "liked", "follow", "vote", "votes", "upvote", "downvote", "clap"),
+        *("claps", "upvotes", "downvotes"),
     }
 )
 #: Words allowed in a UI-word block that do not make one by themselves (a
@@ -389,6 +447,20 @@ UI_FILLER_WORDS = frozenset(
 )
 #: A slide counter "1 of 24" ("1 / 5" may be a score or a date: not counted).
 UI_COUNTER = re.compile(r"^\s*\d+\s+of\s+\d+\s*$", re.IGNORECASE)
+#: A block whose whole text is one abbreviated count ("1.2K" claps, "3.4m" views) is
+#: a reaction counter, unless it sits in a list or a table (COUNTER_STOP_TAGS).
+UI_ABBREVIATED_COUNT = re.compile(r"^\d{1,3}(?:[.,]\d{1,2})?\s?[kKmM]$")
+COUNTER_STOP_TAGS = frozenset(
+    {"h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "tr", "table", "caption", "summary"}
+    | {"li", "dd", "dt", "pre", "code"}
+)
+#: A reading-time note ("6 min read", "Reading time: 5 minutes") marks a byline block.
+READING_TIME = re.compile(
+    r"^[\W_]*(?:\d+\s*-?\s*min(?:ute)?s?\.?\s+read(?:ing)?(?:\s+time)?"
+    r"|reading\s+time\s*:?\s*\d+\s*min(?:ute)?s?\.?)[\W_]*$",
+    re.IGNORECASE,
+)
+READING_TIME_MAX_CHARS = 30
 UI_BLOCK_MAX_CHARS = 40
 #: Tags never judged as UI-word blocks themselves (their list, row or block is).
 UI_SKIP_TAGS = frozenset(
