@@ -21,6 +21,11 @@ matches the product token ``webmd``. So the file is parsed here:
 * file syntax (§2.2, §2.5): a byte order mark is skipped; CR, LF and CRLF end lines;
   ``#`` starts a comment; a line without ``:`` is ignored; an empty ``Disallow:`` or
   ``Allow:`` is no rule; at least 500 KiB is parsed.
+* other records (§2.2.4): ``Sitemap:`` values are kept as written, in any group;
+  :func:`sitemap_url` turns one into an absolute http(s) URL (or refuses it).
+  ``Crawl-delay`` (not in the RFC, widely used) is read per group: a number of seconds,
+  infinity included (``inf``, ``1e999``: the politest reading of "never"); negative,
+  NaN and non-numeric values are ignored.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
 
 #: RFC 9309 §2.5: crawlers MUST parse at least 500 KiB; we parse up to that much.
 MAX_ROBOTS_BYTES = 512 * 1024
@@ -243,7 +249,9 @@ class RobotsFile:
                     delay = float(value)
                 except ValueError:
                     continue
-                if math.isfinite(delay) and delay >= 0:
+                # "inf" and "1e999" (which float() reads as infinity) ask for more than
+                # any max_crawl_delay: kept, so the caller treats them as too large.
+                if not math.isnan(delay) and delay >= 0:
                     group.delays.append(delay)
         return parsed
 
@@ -335,11 +343,52 @@ class RobotsRules:
         return group.allowed(path)
 
     def sitemaps(self) -> list[str]:
-        """Every ``Sitemap:`` URL in the file, in any group (RFC 9309 §2.3.5)."""
+        """Every ``Sitemap:`` value in the file, in any group, as written (RFC 9309
+        §2.2.4 leaves the record to sitemaps.org); :func:`sitemap_url` makes one usable."""
         return list(self.parser.sitemaps) if self.parser is not None else []
 
     def crawl_delay(self) -> float | None:
-        """The ``Crawl-delay`` of our group, else of ``*`` (not in RFC 9309; widely used)."""
+        """The ``Crawl-delay`` of our group, else of ``*`` (not in RFC 9309; widely used).
+
+        May be ``math.inf`` (``Crawl-delay: inf`` or ``1e999``): larger than any maximum.
+        """
         if self.parser is None:
             return None
         return self.parser.group_for(self.token).crawl_delay
+
+
+#: Longest ``Sitemap:`` value used (longer ones are junk, or a trap).
+MAX_SITEMAP_URL_CHARS = 2048
+
+_WEB_SCHEMES = frozenset({"http", "https"})
+
+
+def sitemap_url(value: str, robots_url: str) -> str | None:
+    """The absolute http(s) URL a robots.txt ``Sitemap:`` value names, or None.
+
+    sitemaps.org asks for a complete URL, and RFC 9309 §2.2.4 leaves the record to it;
+    files in the wild also say ``Sitemap: /sitemap.xml``, ``sitemap.xml`` or
+    ``//host/sitemap.xml``, and a forgiving crawler resolves those against the URL of
+    the robots.txt they came from (RFC 3986 §5). What stays unusable gives None: a
+    value with whitespace or control characters (prose, ``not a url``), a scheme other
+    than http(s) (``javascript:``, ``ftp:``), no host, an unparsable authority
+    (``http://[::1/x.xml``, a port out of range), a value that resolves to the
+    robots.txt itself (``http://``), or more than :data:`MAX_SITEMAP_URL_CHARS`
+    characters. Never raises.
+    """
+    text = value.strip()
+    if not text or len(text) > MAX_SITEMAP_URL_CHARS:
+        return None
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
+        return None
+    try:
+        url = urljoin(robots_url, text)
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in _WEB_SCHEMES or not parts.hostname:
+        return None
+    if url.partition("#")[0] == robots_url:
+        return None  # "http://", "#top": resolves to the robots.txt itself
+    return url

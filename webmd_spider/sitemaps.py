@@ -12,8 +12,13 @@ pass over lxml's ``iterparse`` that
 * matches local names only, so any (or no, or a wrong) namespace works,
 * never expands entities (no XXE, no billion laughs) and never touches the
   network, and recovers from broken markup instead of dropping the file,
-* caps the inflated size of gzip bodies (no decompression bombs) and the
-  number of entries per document,
+* caps the inflated size of gzip bodies (no decompression bombs), and the
+  usable entries, unusable entries and elements read per document, so the
+  time one file can take is bounded whatever it holds (see
+  :data:`MAX_SITEMAP_ELEMENTS`),
+* is lazy: :class:`SitemapReader` hands out entries one by one, so a caller
+  that has enough (its ``max_sitemap_urls``) stops reading there instead of
+  parsing the rest of the file, and gets an estimate of what it left unread,
 * also accepts a plain-text sitemap (one URL per line) and a simple RSS or
   Atom feed used as a sitemap (their item/entry links),
 * never raises on any bytes: a hopeless document is ``kind == "invalid"``
@@ -25,7 +30,9 @@ from __future__ import annotations
 import io
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -34,7 +41,14 @@ from w3lib.url import safe_url_string
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 """Uncompressed size cap per sitemap file (the sitemaps.org limit)."""
 MAX_SITEMAP_ENTRIES = 50_000
-"""Entry cap per sitemap file (the sitemaps.org limit)."""
+"""Entry cap per sitemap file (the sitemaps.org limit). Unusable entries are capped at
+the same number: a file of junk entries stops there."""
+MAX_SITEMAP_ELEMENTS = 1_000_000
+"""Elements read per sitemap file, of any kind (``<url>``, ``<loc>``, ``<lastmod>``,
+extensions, junk). 20 per entry of a full 50,000-entry file: ``loc``, ``lastmod``,
+``changefreq``, ``priority`` plus a dozen image or hreflang elements still fit. It bounds
+the time of a file of junk elements (about 0.5 s of CPU here) where the entry caps do
+not."""
 
 GZIP_MAGIC = b"\x1f\x8b"
 # Inflate in bounded steps so a bomb is noticed after at most this much extra.
@@ -71,6 +85,18 @@ ATOM_PAGE_RELS: frozenset[str] = frozenset({"", "alternate"})
 
 _WEB_SCHEMES = frozenset({"http", "https"})
 
+#: A lower-case absolute http(s) URL, a port without leading zero, and a path made only
+#: of characters that ``urljoin`` and ``safe_url_string`` keep as they are (no ``;``,
+#: ``#`` or ``'``; no query without a path). Such a loc is returned unchanged by
+#: :func:`_usable_loc` without the costly general path (a property test checks both
+#: paths agree).
+_PLAIN_URL = re.compile(
+    r"https?://[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*"
+    r"(?::(?P<port>[1-9][0-9]{0,4}))?(?:/[A-Za-z0-9\-._~!$&()*+,=:@/?%]*)?"
+).fullmatch
+#: A line of a plain-text sitemap.
+_TEXT_LINE = re.compile(r"[^\r\n]+")
+
 
 class SitemapError(ValueError):
     """A sitemap body that cannot be read at all (corrupt gzip, ...)."""
@@ -97,8 +123,9 @@ class SitemapDoc:
     ``"invalid"`` (``error`` says why; ``entries`` is empty). ``entries`` are
     absolute http(s) URLs in document order; ``bad_entries`` counts entry
     elements (or text lines) skipped because their loc was missing or
-    unusable; ``truncated`` is True when more than ``max_entries`` usable
-    entries were present and the rest was not read.
+    unusable; ``truncated`` is True when reading stopped at a limit (more than
+    ``max_entries`` usable entries, as many unusable ones, or more than
+    :data:`MAX_SITEMAP_ELEMENTS` elements) and the rest was not read.
     """
 
     kind: str
@@ -169,6 +196,11 @@ def _usable_loc(raw: str | None, base_url: str) -> str | None:
     text = raw.strip()
     if not text:
         return None
+    plain = _PLAIN_URL(text)
+    if plain and not text.endswith("?") and int(plain["port"] or 0) <= 65535:
+        # Already absolute and safe: what the general path below would return, at a
+        # twentieth of its cost (it dominated the parse of a large sitemap).
+        return text
     try:
         absolute = safe_url_string(urljoin(base_url, text))
         parts = urlsplit(absolute)
@@ -177,6 +209,12 @@ def _usable_loc(raw: str | None, base_url: str) -> str | None:
     except ValueError:
         return None
     return absolute
+
+
+def usable_url(text: str, base_url: str = "") -> str | None:
+    """``text`` as an absolute, safely encoded http(s) URL with a host (a relative one
+    resolved against ``base_url``), or None when it cannot be one. Never raises."""
+    return _usable_loc(text, base_url)
 
 
 def _plain_text(element: etree._Element) -> str | None:
@@ -237,100 +275,245 @@ def _ends_inside_entry(body: bytes, root_name: str, entry_name: str) -> bool:
     return re.search(opening, body[last_close:], re.IGNORECASE) is not None
 
 
-def _parse_xml(body: bytes, url: str, max_entries: int) -> SitemapDoc:
-    parser_events = etree.iterparse(
-        io.BytesIO(body),
-        events=("start", "end"),
-        recover=True,  # one broken tag must not lose the whole file
-        resolve_entities=False,  # no XXE, no entity expansion bombs
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-    )
-    doc: SitemapDoc | None = None
-    root_name = ""
-    entry_name = ""
-    last_appended = False
-    try:
-        for event, element in parser_events:
-            if doc is None:
-                root_name = _local_name(element)
-                kind = ROOT_KINDS.get(root_name)
-                if kind is None:
-                    return SitemapDoc(
-                        kind="invalid",
-                        error=f"not a sitemap: root element is <{root_name or '?'}>",
-                    )
-                doc = SitemapDoc(kind=kind)
-                entry_name = ENTRY_ELEMENTS[root_name]
-                continue
-            if event != "end" or _local_name(element) != entry_name:
-                continue
-            raw_loc, lastmod = _entry_values(element, root_name)
-            loc = _usable_loc(raw_loc, url)
-            last_appended = False
-            if loc is None:
-                doc.bad_entries += 1
-            elif len(doc.entries) >= max_entries:
-                doc.truncated = True
-                break
+def _entry_tag(entry_name: str) -> re.Pattern[bytes]:
+    """Start tags of ``entry_name`` elements in raw bytes (any prefix, any case)."""
+    name = re.escape(entry_name.encode())
+    return re.compile(rb"<\s*(?:[\w.-]+:)?" + name + rb"[\s/>]", re.IGNORECASE)
+
+
+class SitemapReader:
+    """One sitemap body, read lazily: iterate it for its entries, stop at any time.
+
+    Construction inflates a gzip body, tells XML from plain text and reads up to the
+    first element, so ``kind`` (``urlset``, ``sitemapindex`` or ``invalid``) and
+    ``error`` are known at once. Iterating yields :class:`SitemapEntry` objects in
+    document order (absolute http(s) locs, relative ones resolved against ``url``) and
+    keeps ``bad_entries``, ``truncated`` and ``limit`` (which cap stopped the reading)
+    up to date. At most ``max_entries`` usable entries, as many unusable ones and
+    :data:`MAX_SITEMAP_ELEMENTS` elements are read, so one file costs a bounded time
+    even when the caller reads it to the end.
+
+    A caller that stops early (it has all the URLs it wants) calls :meth:`unread` for
+    an estimate of the entries it left. Neither construction nor iteration raises.
+    """
+
+    def __init__(
+        self,
+        body: bytes,
+        url: str,
+        *,
+        max_entries: int = MAX_SITEMAP_ENTRIES,
+        max_elements: int = MAX_SITEMAP_ELEMENTS,
+    ) -> None:
+        self.kind = "invalid"
+        self.error: str | None = None
+        self.bad_entries = 0
+        self.truncated = False
+        #: why reading stopped before the end of the document, in words
+        self.limit: str | None = None
+        #: entries handed out so far
+        self.read = 0
+        self._data = b""
+        self._text: str | None = None
+        self._text_pos = 0
+        self._entry_name = ""
+        self._entries: Iterator[SitemapEntry] = iter(())
+        try:
+            data = maybe_gunzip(body)
+        except SitemapError as exc:
+            self.error = str(exc)
+            return
+        try:
+            if data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]
+            data = data.lstrip()
+            if not data:
+                self.error = "empty document"
+                return
+            self._data = data
+            if data.startswith(b"<"):
+                opened = self._xml_entries(url, max_entries, max_elements)
             else:
-                doc.entries.append(SitemapEntry(loc=loc, lastmod=lastmod))
-                last_appended = True
-            # Free what has been read so a 50k-entry file stays small.
-            element.clear()
-            parent = element.getparent()
-            while parent is not None and element.getprevious() is not None:
-                del parent[0]
-    except (etree.LxmlError, ValueError, LookupError) as exc:
-        # recover=True still gives up on some input (empty, unknown encoding);
-        # keep whatever entries were read before that point.
-        if doc is None:
-            return SitemapDoc(kind="invalid", error=f"not readable as XML: {exc}")
-    if doc is None:
-        return SitemapDoc(kind="invalid", error="not readable as XML")
-    if last_appended and not doc.truncated and _ends_inside_entry(body, root_name, entry_name):
-        doc.entries.pop()
-        doc.bad_entries += 1
-    return doc
+                opened = self._text_entries(max_entries)
+            if next(opened, _END) is _END:
+                self.kind = "invalid"  # ``error`` says why
+                return
+            self._entries = cast(Iterator[SitemapEntry], opened)
+        except Exception as exc:
+            # The contract is "never raises on any bytes"; a crawl must survive a
+            # hostile sitemap even if lxml surprises us.
+            self.kind = "invalid"
+            self.error = f"unreadable sitemap: {exc}"
 
+    def __iter__(self) -> SitemapReader:
+        return self
 
-def _parse_text(body: bytes, max_entries: int) -> SitemapDoc:
-    """A plain-text sitemap: one absolute http(s) URL per line."""
-    if b"\x00" in body:
-        return SitemapDoc(kind="invalid", error="binary data, not a sitemap")
-    text = body.decode("utf-8", errors="replace")
-    doc = SitemapDoc(kind="urlset")
-    for line in text.splitlines():
-        candidate = line.strip()
-        if not candidate:
-            continue
-        # Relative lines are not resolved: in prose or junk almost any word
-        # would resolve to a URL. The text format requires absolute URLs.
-        loc = None
-        if not any(ch.isspace() for ch in candidate) and "\ufffd" not in candidate:
-            scheme = candidate.partition(":")[0].lower()
-            loc = _usable_loc(candidate, "") if scheme in _WEB_SCHEMES else None
-        if loc is None:
-            doc.bad_entries += 1
-        elif len(doc.entries) >= max_entries:
-            doc.truncated = True
-            break
-        else:
-            doc.entries.append(SitemapEntry(loc=loc))
-    if not doc.entries:
-        return SitemapDoc(
-            kind="invalid",
-            bad_entries=doc.bad_entries,
-            error="not a sitemap: no XML and no URL lines",
+    def __next__(self) -> SitemapEntry:
+        try:
+            return next(self._entries)
+        except StopIteration:
+            raise
+        except Exception as exc:  # never raises: keep what was read before
+            self._entries = iter(())
+            self.error = f"unreadable sitemap: {exc}"
+            self._stop("an unreadable part")
+            raise StopIteration from None
+
+    def unread(self) -> int:
+        """Estimate of the entries after the last one handed out (for a caller that
+        stopped early): entry start tags in the whole body (XML) or line breaks after
+        the last line read (text), minus what was read. Approximate: unusable entries
+        and tags inside comments or CDATA are counted too, and a text file with bare
+        CR line ends counts by CRs."""
+        if self.kind == "invalid":
+            return 0
+        if self._text is not None:
+            text, pos = self._text, self._text_pos
+            breaks = text.count("\n", pos) or text.count("\r", pos)
+            return max(0, breaks - text.endswith(("\n", "\r")))
+        total = len(_entry_tag(self._entry_name).findall(self._data))
+        return max(0, total - self.read - self.bad_entries)
+
+    def _stop(self, limit: str) -> None:
+        self.truncated = True
+        self.limit = limit
+
+    def _xml_entries(
+        self, url: str, max_entries: int, max_elements: int
+    ) -> Iterator[SitemapEntry | None]:
+        """Yields None once the root is known to be a sitemap root, then the entries.
+
+        One entry is held back until the next one (or the end): a download cut inside
+        the last entry is recovered by lxml as an entry for a URL that does not exist.
+        """
+        events = etree.iterparse(
+            io.BytesIO(self._data),
+            events=("end",),  # the root comes from the first element's tree
+            recover=True,  # one broken tag must not lose the whole file
+            resolve_entities=False,  # no XXE, no entity expansion bombs
+            no_network=True,
+            load_dtd=False,
+            huge_tree=False,
+            remove_comments=True,
+            remove_pis=True,
         )
-    return doc
+        root: etree._Element | None = None
+        root_name = entry_name = ""
+        names: dict[object, str] = {}  # tag -> local name: tags repeat, names are costly
+        held: SitemapEntry | None = None
+        held_is_last = False  # the held entry is the last entry element read
+        good = elements = 0
+        try:
+            for _event, element in events:
+                if root is None:
+                    root = element.getroottree().getroot()
+                    root_name = _local_name(root)
+                    kind = ROOT_KINDS.get(root_name)
+                    if kind is None:
+                        self.error = f"not a sitemap: root element is <{root_name or '?'}>"
+                        return
+                    self.kind = kind
+                    self._entry_name = entry_name = ENTRY_ELEMENTS[root_name]
+                    yield None
+                elements += 1
+                if elements > max_elements:
+                    self._stop(f"more than {max_elements:,} elements")
+                    break
+                tag = element.tag
+                name = names.get(tag)
+                if name is None:
+                    name = names[tag] = _local_name(element)
+                parent = element.getparent()
+                if name == entry_name:
+                    raw_loc, lastmod = _entry_values(element, root_name)
+                    loc = _usable_loc(raw_loc, url)
+                    if loc is None:
+                        self.bad_entries += 1
+                        held_is_last = False
+                        if self.bad_entries >= max_entries:
+                            self._stop(f"more than {max_entries:,} unusable entries")
+                            break
+                    elif good >= max_entries:
+                        self._stop(f"more than {max_entries:,} entries")
+                        break
+                    else:
+                        good += 1
+                        if held is not None:
+                            self.read += 1
+                            yield held
+                        held, held_is_last = SitemapEntry(loc=loc, lastmod=lastmod), True
+                elif parent is not root:
+                    continue  # a child of an entry: kept until its entry is read
+                # Free what has been read (entries, and junk between them) so a large
+                # file stays small in memory.
+                element.clear()
+                while parent is not None and element.getprevious() is not None:
+                    del parent[0]
+        except (etree.LxmlError, ValueError, LookupError) as exc:
+            # recover=True still gives up on some input (empty, unknown encoding);
+            # keep whatever entries were read before that point.
+            if root is None:
+                self.error = f"not readable as XML: {exc}"
+                return
+        if root is None:
+            self.error = "not readable as XML"
+            return
+        if held is None:
+            return
+        if (
+            held_is_last
+            and not self.truncated
+            and _ends_inside_entry(self._data, root_name, entry_name)
+        ):
+            self.bad_entries += 1
+            return
+        self.read += 1
+        yield held
+
+    def _text_entries(self, max_entries: int) -> Iterator[SitemapEntry | None]:
+        """A plain-text sitemap: one absolute http(s) URL per line. Yields None once a
+        usable line is found, then the entries."""
+        if b"\x00" in self._data:
+            self.error = "binary data, not a sitemap"
+            return
+        self._text = text = self._data.decode("utf-8", errors="replace")
+        good = 0
+        for match in _TEXT_LINE.finditer(text):
+            candidate = match.group().strip()
+            if not candidate:
+                continue
+            # Relative lines are not resolved: in prose or junk almost any word
+            # would resolve to a URL. The text format requires absolute URLs.
+            loc = None
+            if not any(ch.isspace() for ch in candidate) and "\ufffd" not in candidate:
+                scheme = candidate.partition(":")[0].lower()
+                loc = _usable_loc(candidate, "") if scheme in _WEB_SCHEMES else None
+            if loc is None:
+                self.bad_entries += 1
+                if self.bad_entries >= max_entries:
+                    self._stop(f"more than {max_entries:,} unusable lines")
+                    break
+                continue
+            if good >= max_entries:
+                self._stop(f"more than {max_entries:,} entries")
+                break
+            if not good:
+                self.kind = "urlset"
+                yield None
+            good += 1
+            self.read += 1
+            self._text_pos = match.end()
+            yield SitemapEntry(loc=loc)
+        if not good:
+            self.error = "not a sitemap: no XML and no URL lines"
+
+
+#: Returned by ``next`` on a reader generator that ended before its first yield.
+_END = object()
 
 
 def parse_sitemap(body: bytes, url: str, *, max_entries: int = MAX_SITEMAP_ENTRIES) -> SitemapDoc:
-    """Parse a sitemap body fetched from ``url``; never raises.
+    """Parse a whole sitemap body fetched from ``url``; never raises.
 
     The body may be gzip-compressed (detected by magic bytes, inflated up to
     :data:`MAX_SITEMAP_BYTES`). XML sitemaps (``urlset`` or
@@ -338,22 +521,17 @@ def parse_sitemap(body: bytes, url: str, *, max_entries: int = MAX_SITEMAP_ENTRI
     entities left unexpanded; relative locs resolve against ``url``; a bad
     entry is counted in ``bad_entries`` and skipped. A body that is not XML
     is read as a plain-text sitemap. At most ``max_entries`` entries are
-    kept (``truncated`` then says more existed).
+    kept (``truncated`` then says more existed). :class:`SitemapReader` reads
+    the same lazily.
     """
-    try:
-        data = maybe_gunzip(body)
-    except SitemapError as exc:
-        return SitemapDoc(kind="invalid", error=str(exc))
-    try:
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        data = data.lstrip()
-        if not data:
-            return SitemapDoc(kind="invalid", error="empty document")
-        if data.startswith(b"<"):
-            return _parse_xml(data, url, max_entries)
-        return _parse_text(data, max_entries)
-    except Exception as exc:
-        # The contract is "never raises on any bytes"; a crawl must survive a
-        # hostile sitemap even if lxml surprises us.
-        return SitemapDoc(kind="invalid", error=f"unreadable sitemap: {exc}")
+    reader = SitemapReader(body, url, max_entries=max_entries)
+    entries = list(reader)
+    if reader.kind == "invalid":
+        return SitemapDoc(kind="invalid", bad_entries=reader.bad_entries, error=reader.error)
+    return SitemapDoc(
+        kind=reader.kind,
+        entries=entries,
+        bad_entries=reader.bad_entries,
+        error=reader.error,
+        truncated=reader.truncated,
+    )
