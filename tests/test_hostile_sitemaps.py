@@ -327,6 +327,28 @@ async def test_no_sitemap_is_fetched_or_parsed_past_the_url_cap(
 
 
 @deferred_f_from_coro_f
+async def test_a_plain_sitemap_over_the_page_size_limit_is_read(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    # a 50,000-URL sitemap without gzip is several MB: over DOWNLOAD_MAXSIZE (a page's
+    # limit, 5 MB) yet within sitemaps.org's 50 MB
+    site = tmp_path / "s"
+    pages = {f"p{i}.html": prose_page(f"Page {i}") for i in range(3)}
+    filler = "/" + "x" * 200
+    locs = ["{{origin}}" + f"/p{i}.html" for i in range(3)]
+    locs += ["{{origin}}" + f"{filler}/{i}.html" for i in range(30_000)]
+    build(site, {**pages, "sitemap.xml": urlset(*locs), "robots.txt": "User-agent: *\nAllow: /\n"})
+    assert (site / "sitemap.xml").stat().st_size > 6 * 1024 * 1024
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/", max_pages="3", max_sitemap_urls="3")
+    (site_row,) = by_type(rows, "site")
+    assert site_row["discovery"] == "sitemap", site_row
+    assert {r["url"].removeprefix(server.base_url) for r in by_type(rows, "page")} == {
+        f"/p{i}.html" for i in range(3)
+    }
+
+
+@deferred_f_from_coro_f
 async def test_no_sitemap_is_fetched_once_the_page_budget_is_filled(
     serve_site: Serve, tmp_path: Path
 ) -> None:

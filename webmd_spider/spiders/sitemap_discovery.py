@@ -53,7 +53,12 @@ from twisted.python.failure import Failure
 
 from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.robots import RobotsRules, sitemap_url
-from webmd_spider.sitemaps import MAX_SITEMAP_ENTRIES, SitemapReader, usable_url
+from webmd_spider.sitemaps import (
+    MAX_SITEMAP_BYTES,
+    MAX_SITEMAP_ENTRIES,
+    SitemapReader,
+    usable_url,
+)
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.urls import canonicalize, site_key
 
@@ -254,6 +259,9 @@ class SitemapDiscovery:
             # redirects are followed in parse_sitemap, through _queue_sitemap's checks
             "dont_redirect": True,
             "handle_httpstatus_all": True,
+            # sitemaps.org allows 50 MB uncompressed per file, and a plain 50,000-URL
+            # sitemap is 5-8 MB: the page size limit (DOWNLOAD_MAXSIZE) would refuse it
+            "download_maxsize": MAX_SITEMAP_BYTES,
         }
         if item.guess:
             meta["webmd_guess"] = True
