@@ -49,8 +49,9 @@ HIDDEN_UNTIL_FOUND = "until-found"
 #: A hidden element holding more than this share of the body's non-whitespace characters,
 #: and at least this many of them, is the page itself hidden for a while (an app root that a
 #: modal library set aria-hidden on while a consent dialog is open): it stays. Hidden
-#: menus, dialogs and mobile navs hold less than half of a page.
-HIDDEN_WRAPPER_SHARE = 0.5
+#: menus, dialogs and mobile navs hold less than half of a page; 0.6 rather than 0.5 keeps a
+#: block hidden with visibility:hidden that holds just over half a short page out.
+HIDDEN_WRAPPER_SHARE = 0.6
 HIDDEN_WRAPPER_MIN_CHARS = 200
 #: A ``<template>`` with one of these attributes set to one of these modes is a declarative
 #: shadow root: rendered content, not an inert template (HTML, 4.12.3 "The template element";
