@@ -49,7 +49,8 @@ async def test_directives_interstitials_and_canonicals(serve_site: Serve, tmp_pa
         "a-copy.html": html("", canonical),
     }
     for name, text in pages.items():
-        (root / name).write_text(text)
+        # each page its own content: identical pages are content duplicates
+        (root / name).write_text(text.replace("<body>", f"<body><h1>{name}</h1>", 1))
     routes = {
         "/header-noai.html": {"file": "header-noai.html", "headers": {"X-Robots-Tag": "noai"}}
     }
@@ -81,7 +82,8 @@ async def test_traps_are_refused_and_counted(serve_site: Serve, tmp_path: Path) 
     months = "".join(f'<a href="/cal?month={m}">{m}</a>' for m in range(120))
     loops = '<a href="/a/b/a/b/a/b/page.html">loop</a><a href="/x?jsessionid=123">s</a>'
     (root / "index.html").write_text(html(months + loops))
-    (root / "_routes.json").write_text(json.dumps({"/cal": {"body": html("")}}))
+    routes = {f"/cal?month={m}": {"body": html(f"month {m}")} for m in range(120)}
+    (root / "_routes.json").write_text(json.dumps(routes))
     server = serve_site(root)
     # the per-path cap is max(50, 2 x max_pages) = 100 query variants
     rows = await crawl(tmp_path, start=server.base_url + "/", max_pages="50")
@@ -120,7 +122,8 @@ async def test_review_cases_canonical_home_agent_scoped_headers_and_second_meta(
                                      '<meta name="robots" content="noai">'),
     }  # fmt: skip
     for name, text in pages.items():
-        (root / name).write_text(text)
+        # each page its own content: identical pages are content duplicates
+        (root / name).write_text(text.replace("<body>", f"<body><h1>{name}</h1>", 1))
     routes = {
         "/scoped.html": {"file": "scoped.html", "headers": {"X-Robots-Tag": "otherbot: noai"}}
     }

@@ -57,7 +57,10 @@ finally:
 
 def page(*links: str, title: str = "Page") -> str:
     anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
-    return f"<html><head><title>{title}</title></head><body><p>{WORDS}</p>{anchors}</body></html>"
+    return (
+        f"<html><head><title>{title}</title></head><body><h1>{title}</h1><p>{WORDS}</p>"
+        f"{anchors}</body></html>"
+    )
 
 
 def urlset(*locs: str) -> str:
@@ -235,7 +238,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             "sitemap.xml": urlset(*(f"/f/{i}.html" for i in range(BIG_SITEMAP_URLS))),
             "robots.txt": "User-agent: *\nSitemap: {{origin}}/sitemap.xml\n",
         }
-        big_files.update({f"f/{i}.html": page() for i in range(MAX_SITEMAP_URLS)})
+        big_files.update({f"f/{i}.html": page(title=f"F{i}") for i in range(MAX_SITEMAP_URLS)})
         servers["big"] = SiteServer(write(base / "big", big_files)).start()
         starts = " ".join(
             servers[n].base_url + "/" for n in ("main", "r404", "rhop", "rdrop", "big")

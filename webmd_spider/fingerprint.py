@@ -4,7 +4,10 @@ Setting: ``REQUEST_FINGERPRINTER_CLASS = "webmd_spider.fingerprint.CanonicalUrlF
 Scrapy's default ignores query order and fragments but keeps ``:80``, ``utm_*`` and
 similar tracking variants apart; ``webmd_spider.urls.canonicalize`` folds those too.
 Redirected requests pass through the dupefilter again, so two URLs redirecting to one
-page are fetched once.
+page are fetched once. A redirect to a spelling of a URL of its own chain (``/track`` →
+``/track?utm_source=x``) has that URL's fingerprint: the spider marks such requests
+``dont_filter`` (``SiteSpider._on_scheduled``), or the page would be lost as a duplicate
+of itself.
 """
 
 from __future__ import annotations

@@ -37,15 +37,29 @@ class SiteState:
     total_words: int = 0
     total_tokens: int = 0
     boilerplate_sum: float = 0.0
-    stop_reason: str | None = None  # set when the site stops early (page_budget, unreachable…)
+    #: set when the site stops early (page_budget, failure_budget, unreachable…)
+    stop_reason: str | None = None
     refusals: int = 0  # 429/503 answers in a row (reset by any other answer)
     robots_retries: int = 0  # times an unavailable robots.txt was asked again
     page_limit: int | None = None  # a tighter page budget (a Crawl-delay over max_crawl_delay)
     resumed_pages: int = 0  # page rows an earlier run of the same JOBDIR already wrote
+    #: fetched pages that gave no page row: diagnostic rows of its pages and duplicates
+    #: found after the fetch; max_pages of them stop the website (``failure_budget``)
+    misses: int = 0
+    #: page requests of this run made and not yet finished (queued, in flight); new
+    #: pages are not scheduled past a small multiple of what the budgets can still use
+    queued: int = 0
     lastmod: dict[str, str] = field(default_factory=dict)  # canonical URL -> sitemap lastmod
     seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled
     seen_raw: set[str] = field(default_factory=set)  # the same, as written in links
     emitted: set[str] = field(default_factory=set)  # canonical final URLs written as pages
+    #: same-website rel=canonical URLs declared by pages written (a later page declaring
+    #: one of them is a duplicate; the URL itself is still fetched when linked)
+    declared: set[str] = field(default_factory=set)
+    #: content_hash (first 128 bits) of every page row written -> its canonical URL
+    content: dict[bytes, str] = field(default_factory=dict)
+    #: the same for the pages an incremental state holds (read when first needed)
+    stored_content: dict[bytes, str] | None = None
     sitemap_seen: set[str] = field(default_factory=set)  # canonical sitemap URLs requested
     sitemap_guesses: list[str] = field(default_factory=list)  # well-known paths left to try
     #: URLs found only beyond max_depth so far (canonical -> URL); a shallower path found
@@ -137,7 +151,10 @@ class RunLedger:
         if self.stop_reason:
             return self.stop_reason
         reasons = {s.stop_reason for s in self.sites.values() if s.stop_reason}
-        return "page_budget" if "page_budget" in reasons else "finished"
+        for reason in ("page_budget", "failure_budget"):
+            if reason in reasons:
+                return reason
+        return "finished"
 
     def summary(self) -> dict[str, Any]:
         """The run summary as a JSON-ready dict."""

@@ -5,7 +5,10 @@ Reads the spider's run ledger (``spider.ledger``); requests carry ``webmd_site``
 ``webmd_kind`` in their meta. A refused request is recorded in the ledger as "not
 fetched" with the reason, marked ``webmd_rejected`` in its meta (so the spider's
 errback writes no diagnostic row for it) and dropped with ``IgnoreRequest``. Requests
-of kind ``summary`` (the site rows at the end) always pass. Every request's
+of kind ``summary`` (the site rows at the end) always pass. The first page request
+refused for a stopped website tells the spider (``site_stopped``), which takes the
+website's other waiting requests out of the queues at once instead of one by one here
+(the spider does so itself for the stops it decides). Every request's
 ``download_timeout`` is also cut so that no download outlives the run's time budget by
 more than BUDGET_SLACK_SECS (settings read: DOWNLOAD_TIMEOUT).
 """
@@ -65,6 +68,9 @@ class BudgetMiddleware:
             site = ledger.sites.get(website)
             if site is not None and site.stop_reason is not None:
                 reason = site.stop_reason
+                stopped = getattr(self.crawler.spider, "site_stopped", None)
+                if stopped is not None:
+                    stopped(website)
         if reason is None:
             return
         ledger.skip(request.url, reason, website)

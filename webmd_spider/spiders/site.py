@@ -12,18 +12,51 @@ Flow per website (URLs on one host, ``www.`` folded, are one website):
    sitemap the home page starts a breadth-first link crawl.
 3. each page response becomes a ``page`` row or a ``diagnostic`` row; links on the page
    are followed (same website, shallowest first, down to ``max_depth``).
-4. when the crawl goes idle, one ``site`` row per website is written.
+4. when the crawl goes idle, one ``site`` row per website is written: always the last
+   row of its website, its counts those of the rows before it.
+
+Budgets per website (see ``_check_page_budget`` and ``_missed``):
+
+* ``max_pages`` page rows, then ``stop_reason: page_budget``;
+* ``max_pages`` fetched pages that gave no page row (a diagnostic row of the page; a
+  duplicate found after the fetch: same final URL, rel=canonical already written, same
+  ``content_hash`` as a page written; a redirect refused or dropped as a duplicate),
+  then ``stop_reason: failure_budget``. Per worker in a distributed crawl;
+* new page requests are not made while those made and not finished reach
+  :data:`QUEUE_FACTOR` times what the two budgets can still use (each fetch ends as a
+  page row or counts against the failure budget); the URLs over it are counted as not
+  fetched (``page_budget``), not remembered, and the links of a page are then not even
+  canonicalized. So a website costs about 2 x ``max_pages`` page fetches at most (the
+  answers still in flight when it stops are counted as not fetched, not written).
+
+When a website stops, its requests waiting in the scheduler's memory queue and in its
+download slot are taken out at once, and its pages out at an extraction process are
+given up (a JOBDIR's disk queue and a distributed crawl's shared queue are left to the
+budget middleware, which refuses them one by one as they come out). At the time budget
+every website's are; after the grace period (``STOP_GRACE_SECS``, also read on the
+clock) no row is made any more, and the site rows are written at the close, after every
+row made before them.
+
+Within one website and run a page is written once: a redirect to a spelling of a URL of
+its own chain bypasses the dupefilter (a loop back to the very URL of an earlier hop is
+a ``redirect loop`` diagnostic); a discovered page (not a URL the user typed) whose
+``content_hash`` equals a written page's, or in an incremental run a still-known page's
+of an earlier run, is rejected as ``duplicate:content of URL`` (its links are still
+followed). Links with ``user:password@`` are rejected (``userinfo``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import shutil
+import time
 import uuid
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -64,7 +97,7 @@ from webmd_spider.spiders.incremental_state import (
     validators_of,
 )
 from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
-from webmd_spider.state_store import PageState
+from webmd_spider.state_store import PageState, StateStoreError
 from webmd_spider.traps import TrapDetector, TrapPolicy
 from webmd_spider.urls import (
     PatternError,
@@ -95,6 +128,13 @@ ROBOTS_RETRY_MARGIN_SECS = 10.0
 KNOWN_PRIORITY_OFFSET = 1000
 #: Same-website links kept per page in the state (how a 304 still leads on).
 MAX_STORED_LINKS = 1000
+#: New page requests of a website are not made while those made and not finished reach
+#: this many times what its budgets can still use (see the module docstring).
+QUEUE_FACTOR = 2
+#: Link origins whose site key is remembered (see SiteSpider._site_of).
+MAX_CACHED_ORIGINS = 4096
+#: A website stopped for one of these writes nothing more: answers in flight are skipped.
+HARD_STOPS = frozenset({"page_budget", "failure_budget", "crawl_delay", "blocked"})
 
 
 class SiteSpider(SitemapDiscovery, Spider):
@@ -137,6 +177,18 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.fleet: Any = None
         self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
         self._heartbeat: Any = None
+        #: websites whose queued requests were taken out at their stop (once each)
+        self._purged: set[str] = set()
+        self._deadline = float("inf")  # time.monotonic() of the time budget
+        #: site keys of link origins (scheme://netloc/), see _site_of
+        self._origins: dict[str, str] = {}
+        #: pages out at an extraction process, per website (given up when it stops)
+        self._extracting: dict[str, set[asyncio.Future[PageWork]]] = {}
+        #: the site rows were written (or their request is being answered)
+        self._site_rows_written = False
+        #: the time budget's grace is over: no row is written any more (the site rows
+        #: follow at the close, after every row already made)
+        self._closing = False
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -150,6 +202,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             raise
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
+        crawler.signals.connect(spider._on_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
         return spider
 
@@ -304,6 +357,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._heartbeat = LoopingCall(self._fleet_heartbeat)
             self._heartbeat.start(HEARTBEAT_SECS, now=False)
         self._timer = _call_later(budget, self._on_time_budget)
+        self._deadline = time.monotonic() + budget
         # everything of the start-up is alive now: frozen, not scanned until the close
         self._gc_state = tune_gc(self.options.gc_threshold)
         self._start_extract_pool()
@@ -559,6 +613,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             # reported (`not-html`); links to assets, feeds and APIs are not followed.
             reason = follow_rejection(url) if via == "link" else None
             reason = reason or self.url_filter.rejection(url) or self.traps.refusal(url)
+            if reason is None and "@" in url and _has_userinfo(url):
+                reason = "userinfo"  # user:password@ in a found link: not followed
             if reason:
                 self.ledger.reject(url, reason, site.website)
                 return
@@ -584,6 +640,16 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.ledger.skip(url, stopped, site.website)
             return
         if not known:
+            if self._queue_full(site):
+                # More requests wait than the budgets can use: this URL is not fetched,
+                # and not remembered either (a hub of 50,000 links must not cost their
+                # memory); a sitemap's URLs stay known (max_sitemap_urls bounds them,
+                # and sitemap_url_count counts them).
+                if via != "sitemap":
+                    site.seen.discard(canonical)
+                    site.seen_raw.discard(url)
+                self.ledger.skip(url, "page_budget", site.website)
+                return
             yield self._page_request(site, url, canonical, depth, via)
             return
         stored = self.incremental.lookup(canonical)
@@ -604,6 +670,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             via if typed else "state",
             priority=-depth - KNOWN_PRIORITY_OFFSET,
             validators=validators,
+            counted=False,  # known pages: bounded by the state, queued behind new ones
         )
         if stored is None or not (site.mode == "site" or self.options.crawl_links):
             return
@@ -630,8 +697,10 @@ class SiteSpider(SitemapDiscovery, Spider):
         priority: int | None = None,
         validators: tuple[str | None, str | None] | None = None,
         resumed: bool = False,
+        counted: bool = True,
     ) -> Request:
-        """The request of one page; journaled for resume when JOBDIR is set."""
+        """The request of one page; journaled for resume when JOBDIR is set. A
+        ``counted`` request is in ``site.queued`` until it finishes (``_release``)."""
         meta: dict[str, Any] = {
             "webmd_site": site.website,
             "webmd_kind": "page",
@@ -640,6 +709,10 @@ class SiteSpider(SitemapDiscovery, Spider):
             "webmd_url": url,
             "download_slot": site.website,
         }
+        if counted and self.fleet is None:
+            # this run's id: a request restored from an earlier run's queue is not ours
+            meta["webmd_queued"] = self._run_id
+            site.queued += 1
         if validators is not None:
             meta["webmd_validators"] = validators
         if self.journal is not None:
@@ -666,6 +739,8 @@ class SiteSpider(SitemapDiscovery, Spider):
                 site.seen_raw.add(queued.url)
                 if canonical in self.journal.done:
                     site.emitted.add(canonical)
+                    if self.journal.done[canonical] == "diagnostic":
+                        site.misses += 1  # the failure budget spans the resumed runs
         site.resumed_pages = self.journal.done_pages(site.website)
         pending = self.journal.pending(site.website)
         logger.info(
@@ -675,6 +750,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             len(pending),
         )
         self._check_page_budget(site)
+        if site.stop_reason is None and site.misses >= self.options.max_pages:
+            site.stop_reason = "failure_budget"
         if site.stop_reason is not None:
             for queued in pending:
                 self.ledger.skip(queued.url, site.stop_reason, site.website)
@@ -708,6 +785,129 @@ class SiteSpider(SitemapDiscovery, Spider):
         holder = self._claimed.setdefault(key, claim)
         return None if holder == claim else "duplicate:queued twice on resume"
 
+    def _queue_full(self, site: SiteState) -> bool:
+        """The website's page requests made and not finished reach QUEUE_FACTOR times
+        the fetches its budgets can still use (each fetch ends as a page row or counts
+        against the failure budget). Not in a distributed crawl: the shared queue is
+        fed and drained by every worker, no one of them can count it."""
+        return self.fleet is None and site.queued >= QUEUE_FACTOR * self._room(site)
+
+    def _room(self, site: SiteState) -> int:
+        """Page fetches the website's budgets can still use."""
+        limit = self.options.max_pages
+        if site.page_limit is not None:
+            limit = min(limit, site.page_limit)
+        pages = max(0, limit - site.pages - site.resumed_pages)
+        return pages + max(0, self.options.max_pages - site.misses)
+
+    def _release(self, meta: dict[str, Any]) -> None:
+        """A page request of this run ended (answered, failed, dropped or taken out of
+        the queue): it no longer counts in ``site.queued``."""
+        if meta.pop("webmd_queued", None) == self._run_id:
+            site = self.ledger.sites.get(meta.get("webmd_site", ""))
+            if site is not None and site.queued > 0:
+                site.queued -= 1
+
+    def _missed(self, site: SiteState) -> None:
+        """A fetched page gave no page row (a diagnostic row, or a duplicate found after
+        the fetch). ``max_pages`` of them stop the website with ``failure_budget``:
+        with ``max_pages`` page rows (``page_budget``) that bounds a website to about
+        2 x max_pages page fetches. Per worker in a distributed crawl."""
+        site.misses += 1
+        if site.stop_reason is None and site.misses >= self.options.max_pages:
+            logger.info(
+                "%s: %d fetched pages gave no page row (max_pages): no more fetches",
+                site.website,
+                site.misses,
+            )
+            self._stop_site(site, "failure_budget")
+
+    def _stop_site(self, site: SiteState, reason: str) -> None:
+        site.stop_reason = reason
+        self.site_stopped(site.website)
+
+    def site_stopped(self, website: str) -> None:
+        """A website stopped (its budgets, or a refusal decided elsewhere: the budget
+        middleware calls this too): its requests still waiting in the scheduler's memory
+        queue and in its download slot are taken out at once, on the next turn of the
+        event loop (not from inside the callback or middleware that stopped it)."""
+        if website in self._purged:
+            return
+        self._purged.add(website)
+        for future in self._extracting.pop(website, ()):
+            future.cancel()
+        _call_later(0, partial(self._purge, website))
+
+    def _purge(self, website: str | None, reason: str | None = None) -> int:
+        """Take out of the scheduler's memory queue and the download slots the page
+        requests of ``website`` (None: of every website), counting each as not fetched;
+        for None, every waiting download (of any kind) is failed as well."""
+        site = self.ledger.sites.get(website) if website is not None else None
+        reason = reason or (site.stop_reason if site is not None else None)
+        if reason is None or self.crawler.engine is None:
+            return 0
+        count = self._purge_scheduler(reason, website)
+        count += self._drain_download_queues(reason, website)
+        if count:
+            logger.info(
+                "%s: %d queued requests dropped (%s)", website or "every website", count, reason
+            )
+        return count
+
+    def _purge_scheduler(self, reason: str, website: str | None) -> int:
+        """Page requests in Scrapy's memory queues, taken out at once. A JOBDIR's disk
+        queue (it must stay resumable) and a distributed crawl's shared queue (the other
+        workers' too) are left alone: the budget middleware refuses what comes out."""
+        if self.fleet is not None:
+            return 0
+        memory: Any = getattr(self.crawler.engine.scheduler, "mqs", None)
+        per_slot = getattr(memory, "pqueues", None)  # DownloaderAwarePriorityQueue
+        if not isinstance(per_slot, dict):
+            return self._purge_priority_queue(memory, reason, website)
+        count = 0
+        for slot, queue in list(per_slot.items()):
+            count += self._purge_priority_queue(queue, reason, website)
+            if not len(queue):
+                del per_slot[slot]
+                queue.close()
+        return count
+
+    def _purge_priority_queue(self, memory: Any, reason: str, website: str | None) -> int:
+        """One ``ScrapyPriorityQueue`` of in-memory FIFO queues (see _purge_scheduler)."""
+        count = 0
+        for queues in (getattr(memory, "queues", None), getattr(memory, "_start_queues", None)):
+            if not isinstance(queues, dict):
+                continue
+            for priority, queue in list(queues.items()):
+                waiting = getattr(queue, "q", None)
+                if not isinstance(waiting, deque):
+                    continue
+                kept: deque[Any] = deque()
+                for request in waiting:
+                    meta = request.meta
+                    if meta.get("webmd_kind") == "page" and website in (None, meta["webmd_site"]):
+                        self._not_fetched(request, reason)
+                        count += 1
+                    else:
+                        kept.append(request)
+                if len(kept) != len(waiting):
+                    waiting.clear()
+                    waiting.extend(kept)
+                if not waiting:
+                    del queues[priority]
+                    queue.close()
+        if count and hasattr(memory, "_update_curprio"):
+            memory._update_curprio()
+        return count
+
+    def _not_fetched(self, request: Request, reason: str) -> None:
+        """Count a request taken out before its download (as BudgetMiddleware does)."""
+        meta = request.meta
+        meta["webmd_rejected"] = reason
+        self._release(meta)
+        self.ledger.skip(request.url, reason, meta.get("webmd_site"))
+        self.crawler.stats.inc_value(f"webmd/not_fetched/{reason}")
+
     def _robots_allows(self, site: SiteState, url: str) -> bool:
         rules = self.robots.get(site.website)
         if rules is None or rules.allowed(url):
@@ -722,6 +922,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         """A page answered: write its row and follow its links. With extraction
         processes, the page is converted in one of them first (off Scrapy's thread);
         every decision about the page is still taken here, after that."""
+        self._release(response.meta)
         work = None
         if self._extract_pool is not None and self._needs_extraction(response):
             work = await self._extract_elsewhere(response)
@@ -730,6 +931,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             for output in self._parse_page(response, work):
                 wrote = wrote or isinstance(output, Row)
                 yield output
+                if self._closing:
+                    break  # the run is closing: the rest of its links are not wanted
         finally:
             if self.fleet is not None and not wrote:
                 # a page with a row is finished when its row is in the feed
@@ -744,37 +947,52 @@ class SiteSpider(SitemapDiscovery, Spider):
         if meta.get("webmd_refused") or response.status == 304:
             return False
         site = self.ledger.sites.get(meta.get("webmd_site", ""))
-        if site is None or site.stop_reason in ("page_budget", "crawl_delay", "blocked"):
+        if site is None or self._stopped(site) is not None:
             return False
         problem = classify_response(response.status, _content_type(response), response.body)
         return problem is None and canonicalize(response.url) not in site.emitted
 
     async def _extract_elsewhere(self, response: Response) -> PageWork | None:
         """The page's ``PageWork`` from an extraction process; None (extract here) when
-        no process can take it now (not ready yet, all busy) or its process died."""
+        no process can take it now (not ready yet, all busy) or its process died, or
+        when its website stopped meanwhile (``site_stopped`` gives up its pages still
+        out, so that the run does not wait for conversions it will throw away)."""
         pool = self._extract_pool
         assert pool is not None
         future = pool.submit(response.body, response.url, _charset(response))
         if future is None:
             return None
+        website = response.meta["webmd_site"]
+        out = self._extracting.setdefault(website, set())
+        out.add(future)
         try:
             return await future
         except WorkerGone:
             return None
+        except asyncio.CancelledError:
+            site = self.ledger.sites.get(website)
+            if site is not None and self._stopped(site) is not None:
+                return None  # given up by site_stopped: _parse_page skips the page
+            raise
+        finally:
+            out.discard(future)
 
     def _parse_page(self, response: Response, work: PageWork | None = None) -> Iterator[Any]:
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
-        common = self._row_context(site, meta)
-        if site.stop_reason in ("page_budget", "crawl_delay", "blocked"):
-            self.ledger.skip(response.url, site.stop_reason, site.website)
+        stopped = self._stopped(site)
+        if stopped is not None:
+            self.ledger.skip(response.url, stopped, site.website)
             return
+        common = self._row_context(site, meta)
         content_type = _content_type(response)
         refused = meta.get("webmd_refused")
         if refused:
-            yield self._row(
+            row = self._row(
                 diagnostic_row("blocked", refused, **common, status_code=response.status)
             )
+            self._missed(site)
+            yield row
             return
         key = canonicalize(meta["webmd_url"])
         if (
@@ -787,18 +1005,19 @@ class SiteSpider(SitemapDiscovery, Spider):
         problem = classify_response(response.status, content_type, response.body)
         if problem is not None:
             error_type, message = problem
+            if meta.get("webmd_redirect_loop") and 300 <= response.status < 400:
+                message = _loop_message(meta, response.url)
             row = diagnostic_row(error_type, message, **common, status_code=response.status)
             if is_gone(response.status) and key in self.incremental.known(site.website):
                 row.change = REMOVED  # a tombstone: the page is gone and leaves the state
                 self.incremental.forget(key, site.website)
-            yield self._row(row)
+            self._row(row)
+            self._missed(site)
+            yield row
             return
         final = canonicalize(response.url)
         if final in site.emitted:
-            self.ledger.reject(
-                meta["webmd_url"], f"duplicate:same page as {response.url}", site.website
-            )
-            self._finished_without_row(key)
+            self._duplicate(site, meta, key, f"same page as {response.url}")
             return
         if work is None:
             doc = extract(
@@ -819,15 +1038,15 @@ class SiteSpider(SitemapDiscovery, Spider):
         if self._canonical_duplicate(site, doc, final):
             # Not written again, but its links are still followed: paginated lists and
             # sites that point every page's canonical at the home page hide the rest.
-            reason = f"duplicate:canonical is {doc.canonical}"
-            self.ledger.reject(meta["webmd_url"], reason, site.website)
-            self._finished_without_row(key)
+            self._duplicate(site, meta, key, f"canonical is {doc.canonical}")
             yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
             return
         refusal = self._content_refusal(doc, directives, response)
         if refusal is not None:
             site.emitted.add(final)
-            yield self._row(diagnostic_row(*refusal, **common, status_code=response.status))
+            row = self._row(diagnostic_row(*refusal, **common, status_code=response.status))
+            self._missed(site)
+            yield row
             return
         row = build_page_row(
             doc,
@@ -837,10 +1056,19 @@ class SiteSpider(SitemapDiscovery, Spider):
             status_code=response.status,
             content_type=content_type,
             response_time_ms=_response_ms(meta),
-            sitemap_lastmod=site.lastmod.get(canonicalize(meta["webmd_url"])),
+            sitemap_lastmod=site.lastmod.get(key),
         )
-        if row.row_type == "page" and not self._claim_page(site, response.url):
-            return
+        if row.row_type == "page":
+            # same content as a page written (a soft 404, /a/ and /a/index.html): not
+            # written again; its links are followed like a canonical duplicate's (the
+            # failure budget bounds a soft-404 maze that links ever new URLs)
+            earlier = self._content_duplicate(site, row.content_hash, meta, final)
+            if earlier is not None:
+                self._duplicate(site, meta, key, f"content of {earlier}")
+                yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
+                return
+            if not self._claim_page(site, response.url):
+                return
         if chunks is not None and row.row_type == "page":
             # chunked in the extraction process (ChunkPipeline keeps them)
             row.chunks, row.chunk_count = chunks, len(chunks)
@@ -852,22 +1080,95 @@ class SiteSpider(SitemapDiscovery, Spider):
             row.change = NEW  # the state is unusable: every page is new (see the warning)
         if row.row_type == "page":
             row.noindex = bool(directives & {"noindex", "none"})
+            self._remember_content(site, row.content_hash, final)
             if doc.canonical and site_key(doc.canonical) == site.website:
-                # the canonical URL is this page: it is never fetched or written again
+                # A later page declaring the same canonical URL is a duplicate. The URL
+                # itself is not marked as seen or written: nothing was fetched there, and
+                # a page may name any other page (when it was a true copy of this one,
+                # its content hash says so once it is fetched).
                 canonical = canonicalize(doc.canonical)
-                site.emitted.add(canonical)
-                site.seen.add(canonical)
-        yield self._row(row)
+                if canonical != final:
+                    site.declared.add(canonical)
+        if row.row_type != "page" and meta.get("webmd_redirect_loop"):
+            # a page refreshing (meta refresh) in a loop, too thin to be a page
+            row.error = f"{_loop_message(meta, response.url)}; {row.error}"
+        self._row(row)  # counted before it is handed on: the budgets act at once
         if row.row_type != "page":
+            self._missed(site)
+            yield row
             return
         self._check_page_budget(site)
+        yield row
         yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
+
+    def _stopped(self, site: SiteState) -> str | None:
+        """Why an answer of this website must not be written now, or None: the website
+        stopped for good (HARD_STOPS), or the run is past its time budget's grace (read
+        on the clock too: a callback that held the event loop delays the timer)."""
+        if site.stop_reason in HARD_STOPS:
+            return site.stop_reason
+        if self._closing or time.monotonic() >= self._deadline + STOP_GRACE_SECS:
+            return self.ledger.stop_reason or "time_budget"
+        return None
+
+    def _duplicate(self, site: SiteState, meta: dict[str, Any], key: str, what: str) -> None:
+        """A fetched page is not written: it duplicates a page written (``what``)."""
+        self.ledger.reject(meta["webmd_url"], f"duplicate:{what}", site.website)
+        self._finished_without_row(key)
+        self._missed(site)
+
+    def _content_duplicate(
+        self, site: SiteState, content_hash: str | None, meta: dict[str, Any], final: str
+    ) -> str | None:
+        """The URL of the page written with this content hash, or None. A URL the user
+        typed always gets its row (as patterns never apply to it): only discovered pages
+        are checked. An incremental run also checks the pages earlier runs wrote (still
+        known), so the same one of two copies is kept run after run: a new copy found
+        before the known one is re-checked (known pages queue last) is not written."""
+        digest = _content_key(content_hash)
+        if digest is None or meta["webmd_via"] == "input":
+            return None
+        earlier = site.content.get(digest)
+        if earlier is None and self.incremental.enabled:
+            stored = self._stored_content(site).get(digest)
+            if (
+                stored is not None
+                and stored != final
+                and stored in self.incremental.known(site.website)
+                and stored != canonicalize(meta["webmd_url"])
+            ):
+                earlier = stored
+        return earlier
+
+    def _stored_content(self, site: SiteState) -> dict[bytes, str]:
+        """Incremental runs: content hash -> canonical URL of the website's pages stored
+        with today's extraction settings (read once per website and run; its size is
+        the state's)."""
+        index = site.stored_content
+        if index is None:
+            index = site.stored_content = {}
+            store = self.incremental.store
+            try:
+                for state in store.iterate(site.website) if store is not None else ():
+                    digest = _content_key(state.content_hash)
+                    if digest and state.settings_fingerprint == self.incremental.fingerprint:
+                        index.setdefault(digest, state.url)
+            except StateStoreError as exc:
+                logger.warning("incremental state: stored content hashes not read: %s", exc)
+        return index
+
+    def _remember_content(self, site: SiteState, content_hash: str | None, url: str) -> None:
+        """A page row is written: its content hash (128 bits) is kept, with its
+        canonical URL (the string ``site.emitted`` holds already)."""
+        digest = _content_key(content_hash)
+        if digest is not None:
+            site.content.setdefault(digest, url)
 
     def _claim_page(self, site: SiteState, url: str) -> bool:
         """A distributed crawl counts page rows in Redis: False past its page budget."""
         if self.fleet is None or self.fleet.claim_page(site.website, self.options.max_pages):
             return True
-        site.stop_reason = "page_budget"
+        self._stop_site(site, "page_budget")
         self.ledger.skip(url, "page_budget", site.website)
         return False
 
@@ -879,9 +1180,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         if self.fleet is not None:
             pages = self.fleet.pages(site.website)
         if site.page_limit is not None and pages >= site.page_limit:
-            site.stop_reason = "crawl_delay"
+            self._stop_site(site, "crawl_delay")
         elif pages >= self.options.max_pages:
-            site.stop_reason = "page_budget"
+            self._stop_site(site, "page_budget")
             logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
 
     def _compare_with_state(
@@ -896,7 +1197,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if stored is None and final_key != key:
             stored = self.incremental.lookup(final_key)
         row.change = change_of(stored, row.content_hash or "")
-        links = [] if nofollow else [u for u in doc.page_links if site_key(u) == site.website]
+        links = [] if nofollow else [u for u in doc.page_links if self._site_of(u) == site.website]
         validators = validators_of(response.headers)
         for each in {key, final_key}:
             self.incremental.record(
@@ -911,23 +1212,31 @@ class SiteSpider(SitemapDiscovery, Spider):
     ) -> Iterator[Row]:
         """A 304 to our conditional request: an ``unchanged`` row, no extraction. The
         page's links were already followed from the state when it was scheduled."""
+        stored = self.incremental.lookup(key)
+        content_hash = stored.content_hash if stored is not None else None
+        final = canonicalize(response.url)
+        earlier = self._content_duplicate(site, content_hash, response.meta, final)
+        if earlier is not None:
+            self._duplicate(site, response.meta, key, f"content of {earlier}")
+            return
         if not self._claim_page(site, response.url):
             return
-        stored = self.incremental.lookup(key)
         self.incremental.record(
             key, site.website, None, validators_of(response.headers), previous=stored
         )
-        site.emitted.add(canonicalize(response.url))
+        site.emitted.add(final)
+        self._remember_content(site, content_hash, final)
         row = page_row(
             **common,
             final_url=response.url,
             status_code=response.status,
             response_time_ms=_response_ms(response.meta),
-            content_hash=stored.content_hash if stored is not None else None,
+            content_hash=content_hash,
             change=UNCHANGED,
         )
-        yield self._row(row)
+        self._row(row)
         self._check_page_budget(site)
+        yield row
 
     def _follow_links(
         self, site: SiteState, doc: Any, directives: set[str], depth: int
@@ -936,9 +1245,38 @@ class SiteSpider(SitemapDiscovery, Spider):
         nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
         if nofollow or not (site.mode == "site" or self.options.crawl_links):
             return
-        for link in doc.page_links:
-            if site_key(link) == site.website:
-                yield from self._schedule(site, link, depth + 1, "link")
+        website, seen_raw = site.website, site.seen_raw
+        for index, link in enumerate(doc.page_links):
+            if self._site_of(link) != website or link in seen_raw:
+                continue
+            if not index & 255 and time.monotonic() >= self._deadline:
+                # past the time budget (its timer cannot fire while this loop runs)
+                self.ledger.stop_reason = self.ledger.stop_reason or "time_budget"
+            stopped = self.ledger.stop_reason or site.stop_reason
+            if stopped is None and self._queue_full(site):
+                stopped = "page_budget"
+            if stopped is not None:
+                # Not even looked at (canonical form, filters): it will not be fetched,
+                # and a hub of 50,000 links must cost neither CPU nor memory for them.
+                # (A URL linked again from another page counts again.)
+                self.ledger.skip(link, stopped, website)
+                continue
+            yield from self._schedule(site, link, depth + 1, "link")
+
+    def _site_of(self, url: str) -> str:
+        """``site_key(url)``, cached on the URL's ``scheme://netloc/`` (the key depends
+        on nothing else): a page's links share a few origins, and ``urlsplit`` per link
+        was a third of the cost of following one."""
+        end = url.find("/", url.find("//") + 2) if "//" in url else -1
+        if end < 0:
+            return site_key(url)
+        origin = url[: end + 1]
+        key = self._origins.get(origin)
+        if key is None:
+            key = site_key(origin)
+            if len(self._origins) < MAX_CACHED_ORIGINS:
+                self._origins[origin] = key
+        return key
 
     def _content_refusal(
         self, doc: Any, directives: set[str], response: Response
@@ -952,24 +1290,33 @@ class SiteSpider(SitemapDiscovery, Spider):
         return None
 
     def _canonical_duplicate(self, site: SiteState, doc: Any, final: str) -> bool:
-        """A page whose rel=canonical (same website) was already written as a page."""
+        """A page whose rel=canonical (same website) was already written as a page, or
+        was declared as their canonical URL by a page written."""
         if not doc.canonical or site_key(doc.canonical) != site.website:
             return False
         canonical = canonicalize(doc.canonical)
-        return canonical != final and canonical in site.emitted
+        return canonical != final and (canonical in site.emitted or canonical in site.declared)
 
     def page_failed(self, failure: Failure) -> Iterator[Row]:
         """A page request failed: one diagnostic row, unless it was refused on purpose."""
         request = failure.request  # type: ignore[attr-defined]
-        if request.meta.get("webmd_rejected"):
+        meta = request.meta
+        self._release(meta)
+        site = self.ledger.sites[meta["webmd_site"]]
+        stopped = None if meta.get("webmd_rejected") else self._stopped(site)
+        if meta.get("webmd_rejected") or stopped is not None:
+            if stopped is not None:
+                self.ledger.skip(request.url, stopped, site.website)
+            elif meta.get("redirect_times") and self._stopped(site) is None:
+                # refused after a redirect (off-site, robots): that page was fetched
+                self._missed(site)
             if self.fleet is not None:
-                self.fleet.finished(canonicalize(request.meta["webmd_url"]))
+                self.fleet.finished(canonicalize(meta["webmd_url"]))
             return
-        site = self.ledger.sites[request.meta["webmd_site"]]
         error_type, message = self._classify(failure)
-        yield self._row(
-            diagnostic_row(error_type, message, **self._row_context(site, request.meta))
-        )
+        row = self._row(diagnostic_row(error_type, message, **self._row_context(site, meta)))
+        self._missed(site)
+        yield row
 
     # -- rows and end of run -------------------------------------------------------------
     def _row_context(self, site: SiteState, meta: dict[str, Any]) -> dict[str, Any]:
@@ -996,13 +1343,40 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.fleet.count_row(row.website, fields, row.row_type, row.error_type)
         return row
 
+    def _on_scheduled(self, request: Request, spider: Spider) -> None:
+        """A redirect to a spelling of a URL of its own chain (``/track`` →
+        ``/track?utm_source=x``, ``/o?b=2&a=1`` → ``/o?a=1&b=2``: one canonical URL)
+        would match that URL in the dupefilter, and the page would be lost though no
+        copy of it was fetched: such a request bypasses the dupefilter. A redirect back
+        to the very URL of an earlier hop is a loop: that URL is fetched once more with
+        redirects off, and its answer is the row (a 3xx is a ``redirect loop``
+        diagnostic; a page that refreshes to itself is written as it is). Other chains
+        end at REDIRECT_MAX_TIMES like any."""
+        meta = request.meta
+        chain = meta.get("redirect_urls")
+        if not chain or request.dont_filter or meta.get("webmd_kind") != "page":
+            return
+        if request.url in chain:
+            request.dont_filter = True
+            meta["dont_redirect"] = True  # Redirect- and MetaRefreshMiddleware pass it
+            meta["webmd_redirect_loop"] = True
+            return
+        canonical = canonicalize(request.url)
+        if any(canonicalize(url) == canonical for url in chain):
+            request.dont_filter = True
+
     def _on_dropped(self, request: Request, spider: Spider) -> None:
         """The dupefilter dropped a request: a redirect onto a page already queued."""
-        if request.meta.get("webmd_kind") == "page":
-            site = request.meta.get("webmd_site")
-            original = request.meta.get("webmd_url", request.url)
-            self.ledger.reject(original, f"duplicate:redirects to {request.url}", site)
+        meta = request.meta
+        if meta.get("webmd_kind") == "page":
+            self._release(meta)
+            website = meta.get("webmd_site")
+            original = meta.get("webmd_url", request.url)
+            self.ledger.reject(original, f"duplicate:redirects to {request.url}", website)
             self._finished_without_row(canonicalize(original))
+            site = self.ledger.sites.get(website or "")
+            if site is not None and meta.get("redirect_urls") and self._stopped(site) is None:
+                self._missed(site)  # its URL was fetched (and redirected)
 
     def _finished_without_row(self, key: str) -> None:
         """A page request ended in a rejection: a resumed run must not fetch it again."""
@@ -1013,7 +1387,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._timer = None
         if self.ledger.stop_reason is None:
             self.ledger.stop_reason = "time_budget"
-        dropped = self._drain_download_queues("time_budget")
+        dropped = self._purge(None, "time_budget")
         logger.warning(
             "Time budget of %ss reached: no new fetches (%d queued requests dropped); "
             "finishing the downloads in flight",
@@ -1022,42 +1396,62 @@ class SiteSpider(SitemapDiscovery, Spider):
         )
         self._timer = _call_later(STOP_GRACE_SECS, self._force_close)
 
-    def _drain_download_queues(self, reason: str) -> int:
-        """Fail the requests waiting in the downloader's per-slot queues.
+    def _drain_download_queues(self, reason: str, website: str | None = None) -> int:
+        """Fail the requests waiting in the downloader's per-slot queues: every request
+        of every slot, or (``website``) the page requests of that website's slot.
 
         Downloader middlewares (where BudgetMiddleware refuses new work) run before a
         request joins its slot's queue, and with a download delay that queue can hold
         many requests; Scrapy has no public way to cancel them, so we reach into
         ``Downloader.slots`` and fail each waiting request's deferred.
         """
-        count = 0
-        for slot in self.crawler.engine.downloader.slots.values():
+        slots = self.crawler.engine.downloader.slots
+        if website is None:
+            chosen = list(slots.values())
+        else:
+            chosen = [slots[website]] if website in slots else []
+        failed: list[tuple[Request, Any]] = []
+        for slot in chosen:
+            kept: deque[Any] = deque()
             while slot.queue:
                 request, deferred = slot.queue.popleft()
-                request.meta["webmd_rejected"] = reason
-                self.ledger.skip(request.url, reason, request.meta.get("webmd_site"))
-                deferred.errback(Failure(IgnoreRequest(f"not fetched: {reason}")))
-                count += 1
-        return count
+                if website is None or request.meta.get("webmd_kind") == "page":
+                    failed.append((request, deferred))
+                else:
+                    kept.append((request, deferred))
+            slot.queue.extend(kept)
+        for request, deferred in failed:
+            # the errback runs page_failed, which releases the request
+            request.meta["webmd_rejected"] = reason
+            self.ledger.skip(request.url, reason, request.meta.get("webmd_site"))
+            deferred.errback(Failure(IgnoreRequest(f"not fetched: {reason}")))
+        return len(failed)
 
     def _force_close(self) -> None:
-        """Downloads still in flight after the grace period: write the site rows now
-        (straight to the feeds, through the item_scraped signal the feed exporter
-        listens to) and close; the rows of those last downloads are given up."""
+        """Downloads still in flight after the grace period: close now. No row is made
+        any more (the answers still to come are counted as not fetched, the callbacks
+        still running stop at their next output, the extraction processes are stopped);
+        the site rows are written at the close (``_on_closed``), after every row made
+        before, so each is its website's last row and its counts are the rows written."""
         self._timer = None
         message = "downloads still in flight after the time budget's grace period: closing"
         logger.warning(message)
         self.ledger.warn(message)
-        self._write_site_rows_now()
+        self._closing = True
+        if self._extract_pool is not None:
+            # pages still out would hold the close for as long as their worker takes
+            self._extract_pool.close()
+            self._extract_pool = None
+        self._purge(None, self.ledger.stop_reason or "time_budget")
         deferred_from_coro(self.crawler.engine.close_spider_async(reason="time_budget"))
 
     def _write_site_rows_now(self) -> None:
         """Write the site rows straight to the feeds (through the item_scraped signal the
         feed exporter listens to) when the crawl ends without going idle."""
-        if self._summary_written:
+        if self._site_rows_written:
             return
         if self.fleet is not None:
-            self._summary_written = True
+            self._site_rows_written = self._summary_written = True
             if self._heartbeat is not None and self._heartbeat.running:
                 self._heartbeat.stop()
             # stopped early (budget, Ctrl-C): this worker's unfinished pages stay in
@@ -1212,6 +1606,7 @@ class SiteSpider(SitemapDiscovery, Spider):
                 yield from self._schedule(site, canonical, self.options.max_depth, "state")
 
     def _site_rows(self, response: Response | None) -> Iterator[Row]:
+        self._site_rows_written = True
         for site in self.ledger.sites.values():
             yield self._row(site.to_row(self.ledger.stop_reason))
 
@@ -1259,6 +1654,32 @@ def _discard_stale_queue(jobdir: Path) -> None:
             jobdir,
         )
         shutil.rmtree(queue, ignore_errors=True)
+
+
+def _loop_message(meta: dict[str, Any], url: str) -> str:
+    """``redirect loop: A -> B -> A`` for the last hop of a redirect loop."""
+    return "redirect loop: " + " -> ".join([*meta.get("redirect_urls", []), url])
+
+
+def _has_userinfo(url: str) -> bool:
+    """``user:password@`` (or ``user@``) before the host: such a link is not followed.
+    Credentials found on a page are not ours to send, and Twisted refuses the host."""
+    try:
+        return "@" in urlsplit(url).netloc
+    except ValueError:
+        return False
+
+
+def _content_key(content_hash: str | None) -> bytes | None:
+    """The first 128 bits of a ``sha256:HEX`` content hash (49 bytes in memory), or
+    None for no hash (a 304 whose stored page had none)."""
+    if not content_hash:
+        return None
+    digest = content_hash.rpartition(":")[2][:32]
+    try:
+        return bytes.fromhex(digest)
+    except ValueError:
+        return content_hash.encode("utf-8")
 
 
 def _read_start_file(path: str) -> list[str]:
