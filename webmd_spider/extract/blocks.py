@@ -5,8 +5,9 @@ images and data tables on the way.
 Model: a stack of boxes. A box collects finished blocks (Markdown, text, kind)
 and an inline buffer (parallel Markdown and text pieces). Block elements end
 the current paragraph (`_block_break`); lists, items and quotes open boxes whose
-blocks are indented or prefixed when they close; headings, bold lines (dt,
-summary) and table cells open "inline" boxes where every block construct
+blocks are indented or prefixed when they close (a list that lays out sections,
+`_layout_list`, is plain blocks); headings, bold lines (dt, summary, unless
+they hold a heading) and table cells open "inline" boxes where every block construct
 degrades to a separator, so their content stays on one line. Inline wrappers
 (emphasis, links) remember where their content starts in the buffer and wrap
 it when they close, unless a block boundary came in between; an emphasis piece
@@ -50,7 +51,9 @@ from webmd_spider.extract.tables import (
     caption_of,
     classify,
     fill,
+    line_numbers,
     merge_headers,
+    row_cells,
     table_record,
     table_rows,
 )
@@ -62,6 +65,7 @@ MAX_QUOTE_NESTING = 16
 MAX_WRAPS = 32  # deeper emphasis / links keep their text only
 TAB_ATTR = "data-webmd-tab"
 CELL_BREAK = "; "  # <br> and block boundaries inside a table cell
+CAPTION_MAX_CHARS = 200  # a code table's label cell longer than this is not a file name
 
 # Box kinds; kinds >= HEADING_BOX are inline-only (their content is one line).
 ROOT_BOX, LIST_BOX, ITEM_BOX, QUOTE_BOX, HEADING_BOX, BOLD_BOX, CELL_BOX = range(7)
@@ -116,6 +120,10 @@ _CATEGORY: dict[str, int] = {
     "math": MATH,
 }
 _MARKERS = {STRONG: "**", EM: "*", STRIKE: "~~"}
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# Children of a <dt>/<summary> that are or may hold a heading (see `_holds_heading`).
+_HEADING_HOSTS = frozenset({*_HEADING_TAGS, "section", "article", "div", "header", "hgroup"})
+_SECTIONS_IN_LIST = ("h1", "h2", "h3", "h4", "section", "article")  # see `_layout_list`
 # End-of-element actions (first item of the record pushed at the element's start).
 END_BREAK, END_WRAP, END_LINK, END_BOX = range(4)
 _BREAK = (END_BREAK,)
@@ -211,6 +219,7 @@ class Renderer:
         self.links_open = 0
         self.list_depth = 0
         self.quote_depth = 0
+        self._layout_lists: set[etree._Element] = set()  # lists rendered as plain blocks
 
     # --- the walk -------------------------------------------------------------
 
@@ -327,7 +336,9 @@ class Renderer:
             box.level = int(str(el.tag)[1])
             return True, (END_BOX,)
         if category == BOLD_LINE:
-            if inline:
+            if inline or _holds_heading(el):
+                # a <summary>/<dt> holding a heading (rustdoc's method signatures) is a
+                # block: the heading stays a heading, not words of one bold line
                 self._block_break()
                 return True, _BREAK
             self._open(BOLD_BOX)
@@ -337,13 +348,21 @@ class Renderer:
             if self.list_depth >= MAX_LIST_NESTING:
                 self._block_break()
                 return True, _BREAK
+            if _layout_list(el):
+                self._layout_lists.add(el)
+                self._block_break()
+                return True, _BREAK
             box = self._open(LIST_BOX)
             self.list_depth += 1
             box.ordered = el.tag == "ol"
             box.start = box.number = _int_attr(el, "start", 1)
             return True, (END_BOX,)
         if category == LI:
-            if self.list_depth > MAX_LIST_NESTING or len(self.boxes) > 4 * MAX_LIST_NESTING:
+            if (
+                self.list_depth > MAX_LIST_NESTING
+                or len(self.boxes) > 4 * MAX_LIST_NESTING
+                or (self._layout_lists and el.getparent() in self._layout_lists)
+            ):
                 self._block_break()
                 return True, _BREAK
             parent = self.box
@@ -856,16 +875,23 @@ class Renderer:
         self.tables.append(table_record(len(self.tables), caption_tx or None, tx_grid))
 
     def _gutter_table(self, table: etree._Element) -> None:
-        """A code block laid out as a table with a line-number column: the code only."""
+        """A code block laid out as a table with a line-number column: the code only,
+        after the file name that a cell without code may show (MkDocs' "filename")."""
         language = code_language(table)
-        code_cells = [
-            cell
-            for row in table_rows(table)[0]
-            for cell in row
-            if cell.tag in ("td", "th") and not GUTTER_CLASS.search(cell.get("class") or "")
-        ]
+        code_cells: list[etree._Element] = []
+        for row in table_rows(table)[0]:
+            cells = row_cells(row)
+            for index, cell in enumerate(cells):
+                if GUTTER_CLASS.search(cell.get("class") or ""):
+                    continue
+                if index == 0 and len(cells) > 1 and line_numbers(cell):
+                    continue  # a number column without a class (tables._numbered_code)
+                code_cells.append(cell)
         pres = [pre for cell in code_cells for pre in cell.iter("pre")]
         if pres:
+            for cell in code_cells:
+                if next(cell.iter("pre"), None) is None:
+                    self._caption_line(cell)
             for pre in pres:
                 self._pre(pre, language)
             return
@@ -873,6 +899,13 @@ class Renderer:
         code = tidy_code("\n".join(lines))
         if code.strip():
             self._code_block(code, language)
+
+    def _caption_line(self, cell: etree._Element) -> None:
+        """A short label cell (a file name) as a line of its own."""
+        md, tx = self._render_cell(cell)
+        if md and len(tx) <= CAPTION_MAX_CHARS:
+            self._block_break()
+            self.box.blocks.append((escape_line_start(md), tx, PARA))
 
 
 def _close_nested(markdown: str, first: str) -> str:
@@ -896,6 +929,63 @@ def _close_nested(markdown: str, first: str) -> str:
     if not closed[1]:
         return markdown
     return closed[0] + markdown[-run:] + closed[1]
+
+
+def _holds_heading(el: etree._Element) -> bool:
+    """A heading is a child of `el` or inside a block child. (Most <dt> hold a few inline
+    children: a look at them is cheaper than a search of the subtree, and a heading
+    inside inline markup is not valid HTML.)"""
+    for child in el:
+        if child.tag in _HEADING_HOSTS:
+            return next(el.iter(*_HEADING_TAGS), None) is not None
+    return False
+
+
+def _layout_list(lst: etree._Element) -> bool:
+    """A list used to lay out a page (javadoc's member lists, one item per section; card
+    grids): an item holds a <section>/<article>, or opens with a heading h1-h4 that
+    content follows (a section's title, then its body). A heading after the item's
+    words (an admonition's "Note" in a step), alone or last in its item (a title, a
+    caption), and h5/h6 (small labels) are parts of a real list's items."""
+    for el in lst.iter(*_SECTIONS_IN_LIST):
+        if el.tag == "section" or el.tag == "article":
+            return True
+        if _opens_item(el, lst):
+            return True
+    return False
+
+
+def _opens_item(heading: etree._Element, lst: etree._Element) -> bool:
+    """No text comes before `heading` in its list item, and some comes after it."""
+    follows = False
+    node = heading
+    while node is not lst and node.tag != "li":
+        parent = node.getparent()
+        if parent is None:
+            return False
+        if parent.text and not parent.text.isspace():
+            return False
+        for before in node.itersiblings(preceding=True):
+            if _text_in(before):
+                return False
+        if not follows:
+            follows = any(_text_in(after) for after in node.itersiblings()) or bool(
+                node.tail and not node.tail.isspace()
+            )
+        node = parent
+    return follows
+
+
+def _text_in(el: etree._Element) -> bool:
+    """`el` (a sibling) or the text after it holds words."""
+    if el.tail and not el.tail.isspace():
+        return True
+    return isinstance(el.tag, str) and _has_text(el)
+
+
+def _has_text(el: etree._Element) -> bool:
+    """`el` holds words (stops at the first)."""
+    return any(not text.isspace() for text in el.itertext())
 
 
 def _alone(el: etree._Element) -> bool:

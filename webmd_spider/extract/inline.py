@@ -14,6 +14,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from lxml import etree
 
+from webmd_spider.extract.vocabulary import LANGUAGE_NAMES
+
 # --- escaping -----------------------------------------------------------------
 
 # Characters of a text node that Markdown could misread, escaped only where they
@@ -229,13 +231,39 @@ def _class_language(classes: str) -> str | None:
     return None
 
 
-def _language_of(node: etree._Element) -> str | None:
+def _language_of(node: etree._Element, own: bool) -> str | None:
+    """The language `node` names. `own`: the <pre>/<code> itself (or the one element
+    inside the <pre>), whose attributes speak of its code only; so any data-*lang*
+    attribute (Medium's data-code-block-lang) and a bare class word that is a known
+    language name (rustdoc's <pre class="rust">) are trusted there, not on wrappers,
+    where they may name the page's human language or mean something else."""
     for attr in ("data-lang", "data-language"):
         value = (node.get(attr) or "").strip()
         if value and _LANG_NAME.match(value):
             return value.lower()
+    if own:
+        for name, raw in node.items():
+            key = str(name)  # lxml-stubs: str | bytes
+            if key[:5] == "data-" and "lang" in key:
+                value = str(raw).strip()
+                if value and _LANG_NAME.match(value):
+                    return value.lower()
     classes = node.get("class")
-    return _class_language(classes) if classes else None
+    if not classes:
+        return None
+    language = _class_language(classes)
+    if language is None and own and node.tag in ("pre", "code"):
+        language = _bare_language(classes)
+    return language
+
+
+@lru_cache(maxsize=1024)
+def _bare_language(classes: str) -> str | None:
+    """The first class word that is a known language name ("rust item-decl")."""
+    for word in classes.lower().split():
+        if word in LANGUAGE_NAMES:
+            return word
+    return None
 
 
 def code_language(pre: etree._Element) -> str:
@@ -243,29 +271,35 @@ def code_language(pre: etree._Element) -> str:
     or up to three wrapping elements (div.highlight-python > div.highlight > pre).
 
     Recognises class "language-x", "lang-x", "highlight-x", "highlight-source-x",
-    "brush: x", pandoc's "sourceCode x", and data-lang / data-language.
+    "brush: x", pandoc's "sourceCode x", and data-lang / data-language; on the
+    <pre>/<code> itself also any data-*lang* attribute and a bare class word that
+    is a known language name (`vocabulary.LANGUAGE_NAMES`).
     """
     nodes: list[etree._Element] = [pre]
     # `find("code")`, without ElementPath's Python-level path parsing
     code = next(iter(pre), None) if len(pre) == 1 else next(pre.iterchildren("code"), None)
     if code is not None and isinstance(code.tag, str):
         nodes.append(code)
+    depth = 0
     parent = pre.getparent()
-    for _ in range(3):
-        if parent is None:
-            break
+    while depth < 3 and parent is not None:
         nodes.append(parent)
+        depth += 1
         parent = parent.getparent()
-    for node in nodes:
-        language = _language_of(node)
+    own = len(nodes) - depth  # the <pre> and its <code>: see `_language_of`
+    for index, node in enumerate(nodes):
+        language = _language_of(node, index < own)
         if language and language not in _NO_LANGUAGE:
             return language
     return ""
 
 
-# Line-number gutters inside a <pre> (Pygments "linenos", highlight.js, etc.).
+# Line-number gutters inside a <pre> (Pygments "linenos", highlight.js, etc.); and the
+# whole words "ln" / "lnt", the line numbers of Chroma (Hugo) and godoc. Not Chroma's
+# "lntd": its code cell has that class too (tables.py finds that gutter by its shape).
 GUTTER_CLASS = re.compile(
-    r"(?:^|\s)[\w-]*(?:linenos?|lineno|line-?numbers?|gutter|ln-numbers?|blob-num)(?:\s|$)",
+    r"(?:^|\s)(?:[\w-]*(?:linenos?|lineno|line-?numbers?|gutter|ln-numbers?|blob-num)|lnt?)"
+    r"(?:\s|$)",
     re.IGNORECASE,
 )
 _LINE_BREAKING = frozenset({"div", "p", "li", "tr", "table", "ul", "ol"})

@@ -42,6 +42,7 @@ _BLOCKY = (
     *("p", "div", "ul", "ol", "dl", "blockquote", "pre", "section", "article", "form"),
     *("h1", "h2", "h3", "h4", "h5", "h6", "figure", "table"),
 )
+_BLOCKY_TAGS = frozenset(_BLOCKY)
 _CONTENT_BLOCKS = (
     *("p", "li", "dt", "dd", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6"),
 )
@@ -83,7 +84,8 @@ def _span(cell: etree._Element, attr: str, limit: int) -> int:
 
 
 def classify(table: etree._Element) -> str:
-    """ "data", "layout" or "gutter" (a code block with a line-number column).
+    """ "data", "layout" or "gutter" (a code block with a line-number column: a cell
+    of a gutter class, or the shape of one, see `_numbered_code`).
 
     Layout: no rows, a single column, or no <th> while a cell holds a nested
     table or block content with much text. (role="presentation" is not
@@ -109,6 +111,8 @@ def classify(table: etree._Element) -> str:
         return "gutter"
     if widest <= 1:
         return "layout"
+    if len(rows) <= 2 and _numbered_code(rows):
+        return "gutter"
     if has_th:
         return "data"
     for row in rows:
@@ -123,11 +127,26 @@ def classify(table: etree._Element) -> str:
 def _holds_blocks(cell: etree._Element) -> bool:
     """The cell holds page content: two or more paragraphs, items, headings...
     with much text, or any block with a great deal of text. (A single <p> per
-    cell is common in data tables exported from word processors.)"""
+    cell is common in data tables exported from word processors.)
+
+    Paragraphs are also what older pages (forums laid out in tables) make them of:
+    a <div> of text with no block inside; and a blank line (<br><br>) or a rule (<hr>)
+    stands between two paragraphs, so it counts as both."""
     if not len(cell):
         return False
     count = 0
-    for _ in cell.iter(*_CONTENT_BLOCKS):
+    for el in cell.iter(*_CONTENT_BLOCKS, "div", "hr", "br"):
+        tag = el.tag
+        if tag == "br":
+            # two <br> with only whitespace between: a blank line
+            after = el.getnext()
+            if after is None or after.tag != "br" or (el.tail and not el.tail.isspace()):
+                continue
+            count += 1
+        elif tag == "hr":
+            count += 1
+        elif tag == "div" and (any(child.tag in _BLOCKY_TAGS for child in el) or not _has_text(el)):
+            continue  # not a paragraph of text: a wrapper of other blocks, or empty
         count += 1
         if count >= 2:
             break
@@ -135,6 +154,40 @@ def _holds_blocks(cell: etree._Element) -> bool:
         return False
     length = len(str(_STRING(cell)))
     return length >= LAYOUT_CELL_CHARS if count >= 2 else length >= LONG_CELL_CHARS
+
+
+def _has_text(el: etree._Element) -> bool:
+    """`el` holds non-whitespace text (its own first, which is the common case)."""
+    if el.text and not el.text.isspace():
+        return True
+    return any(not text.isspace() for text in el.itertext())
+
+
+def _numbered_code(rows: list[etree._Element]) -> bool:
+    """A code block laid out as a table whose first column holds its line numbers:
+    one row of two or more cells that each hold a <pre> or <code>, the first only
+    digits and whitespace (Chroma's "lntable", many other highlighters' shape); another
+    row may hold a single cell without code (a file name)."""
+    code_row: list[etree._Element] | None = None
+    for row in rows:
+        cells = row_cells(row)
+        if len(cells) >= 2:
+            if code_row is not None:
+                return False
+            code_row = cells
+        elif cells and next(cells[0].iter("pre", "code"), None) is not None:
+            return False
+    if code_row is None:
+        return False
+    if any(next(cell.iter("pre", "code"), None) is None for cell in code_row):
+        return False
+    return line_numbers(code_row[0])
+
+
+def line_numbers(cell: etree._Element) -> bool:
+    """The cell holds only line numbers: digits and whitespace, some digits."""
+    raw = (cell.text or "") if not len(cell) else str(_STRING(cell))
+    return "".join(raw.split()).isdigit()
 
 
 @dataclass(slots=True)
