@@ -22,13 +22,46 @@ from webmd_spider.extract.inline import defrag_url, join_url
 _JSON_LD_WRAPPERS = re.compile(r"^\s*(?:<!--|//\s*<!\[CDATA\[)|(?:-->|//\s*\]\]>)\s*$")
 # Bot-specific meta name that is honoured next to "robots".
 _BOT_META_NAME = "webmd"
+# Unicode Cc characters but tab and newline. The page text has none left (parse.py
+# removes them before parsing), but JSON-LD escapes make new ones ("\u0007").
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What a language tag looks like (BCP 47, RFC 5646 § 2.1, loosely: a 2-3 letter
+# language, then subtags of 1-8 letters or digits), once lower-cased.
+_LANGUAGE_TAG = re.compile(r"([a-z]{2,3})(?:-[a-z0-9]{1,8})*")
+# The two-letter languages (ISO 639-1, which BCP 47 takes them from), plus the
+# withdrawn codes pages still use (iw, in, ji, mo, sh): "xx-invalid-1234" has the
+# shape of a tag but names no language. Three-letter codes are too many to list
+# (ISO 639-3) and taken on their shape.
+_ISO_639_1 = frozenset(
+    (  # noqa: SIM905 -- a word list reads best as words
+        "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs "
+        "cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha "
+        "he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn "
+        "ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb "
+        "nd ne ng nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd "
+        "se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw "
+        "ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu iw in ji mo sh"
+    ).split()
+)
+
+
+def without_controls(value: str) -> str:
+    """`value` without control characters (tab and newline kept)."""
+    # isprintable() is a C loop that is True for nearly every value: no regex then
+    return value if value.isprintable() else _CONTROLS.sub("", value)
 
 
 def normalize_space(value: str | None) -> str | None:
-    """Collapse whitespace runs to one space; None for None or blank."""
+    """Collapse whitespace runs to one space, drop control characters; None for None or
+    blank."""
     if value is None:
         return None
-    return " ".join(value.split()) or None
+    text = " ".join(value.split())
+    # after the join, only control, format, private-use or unassigned characters make a
+    # value unprintable: the regular expression runs for next to no value
+    if not text.isprintable():
+        text = " ".join(_CONTROLS.sub("", text).split())
+    return text or None
 
 
 def resolve(base: str, href: str | None) -> str | None:
@@ -125,8 +158,10 @@ def json_ld_types(objects: list[Any]) -> list[str]:
     for obj in walk_json(objects):
         value = obj.get("@type")
         for name in value if isinstance(value, list) else [value]:
-            if isinstance(name, str) and name.strip() and name.strip() not in types:
-                types.append(name.strip())
+            if isinstance(name, str):
+                name = without_controls(name).strip()
+                if name and name not in types:
+                    types.append(name)
     return types
 
 
@@ -149,8 +184,10 @@ def json_ld_value(objects: list[Any], key: str) -> str | None:
         if key not in obj:
             continue
         value = _person_name(obj[key]) if key == "author" else obj[key]
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+        if isinstance(value, str):
+            value = without_controls(value).strip()
+            if value:
+                return value
     return None
 
 
@@ -214,11 +251,17 @@ def _rel_author(tags: Tags) -> str | None:
 
 
 def page_language(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> str | None:
-    """<html lang> (or xml:lang), else meta content-language; lower-case, first tag only."""
-    raw = root.get("lang") or root.get("xml:lang") or _first(metas, "content-language")
-    if not raw:
-        return None
-    return raw.split(",")[0].strip().lower() or None
+    """<html lang> (or xml:lang), else meta content-language; lower-case, first tag only,
+    "_" read as "-" (``en_US``, a locale name). A value that is no language tag
+    (``<script>``, ``xx-invalid-1234``) is skipped: None when none is left, and the
+    caller guesses from the text."""
+    for raw in (root.get("lang"), root.get("xml:lang"), _first(metas, "content-language")):
+        if raw:
+            tag = raw.split(",")[0].strip().lower().replace("_", "-")
+            shape = _LANGUAGE_TAG.fullmatch(tag)
+            if shape and (len(shape[1]) == 3 or shape[1] in _ISO_639_1):
+                return tag
+    return None
 
 
 def keywords(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> list[str]:
@@ -252,6 +295,25 @@ def page_links(tags: Tags, base: str) -> list[str]:
 
 # XPath's translate(@rel, 'CANOIL', 'canoil'), which the canonical test always used
 _CANOIL = str.maketrans("CANOIL", "canoil")
+
+
+def http_url(base: str, href: str | None) -> str | None:
+    """`resolve(base, href)` when that is an http(s) URL, else None (javascript:, data:,
+    mailto: ... are no page or image address)."""
+    url = resolve(base, href)
+    if url and url.split(":", 1)[0].lower() in ("http", "https"):
+        return url
+    return None
+
+
+def page_image(metas: dict[str, list[str]], base: str) -> str | None:
+    """The first http(s) og:image (or og:image:url, og:image:secure_url), absolute."""
+    for key in ("og:image", "og:image:url", "og:image:secure_url"):
+        for content in metas.get(key, ()):
+            url = http_url(base, content)
+            if url:
+                return url
+    return None
 
 
 def canonical_href(tags: Tags) -> str | None:
@@ -304,9 +366,8 @@ def apply_metadata(doc: Document, root: lxml.html.HtmlElement, tags: Tags, base:
         objects, "dateModified"
     )
     doc.language = page_language(root, metas)
-    canonical = canonical_href(tags)
-    doc.canonical = resolve(base, canonical) if canonical is not None else None
-    doc.image = resolve(base, _first(metas, "og:image", "og:image:url", "og:image:secure_url"))
+    doc.canonical = http_url(base, canonical_href(tags))
+    doc.image = page_image(metas, base)
     doc.keywords = keywords(root, metas)
     doc.json_ld_types = json_ld_types(objects)
     doc.page_links = page_links(tags, base)
