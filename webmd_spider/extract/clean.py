@@ -4,7 +4,10 @@ Scripts, styles, embedded media, form controls and small forms, comments,
 and everything the page hides (``hidden``, ``aria-hidden="true"``, inline
 ``display:none`` / ``visibility:hidden``) - except hidden tab panels, which
 hold real content (the other languages of a code sample, say): they stay and
-carry their tab's visible name in ``TAB_LABEL_ATTR`` for the converter.
+carry their tab's visible name in ``TAB_LABEL_ATTR`` for the converter. A tab
+group found by its strip (``role=tablist``, or CSS-only radio tabs) labels every
+panel, hidden or not, and its strip goes. A task list's checkbox leaves "[x] " or
+"[ ] "; a caption beside a code block that only names its language goes.
 
 What a browser shows although it looks hidden or inert stays: ``<html>`` and
 ``<body>`` (hidden only until a script reveals the page), a hidden element holding
@@ -18,13 +21,14 @@ Pure lxml, no recursion: safe on any nesting depth.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 import lxml.html
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.inline import code_language
 from webmd_spider.extract.parse import parse_html
 
 #: Set on a kept tab panel; the value is the tab's visible name (e.g. "Python").
@@ -43,6 +47,12 @@ _HIDING_ATTRS = tuple(
 #: duplicate check, quadratic in the matches (200 ms for 6,400 ids).
 _WITH_ID = etree.XPath("descendant::*[@id]")
 _FRAGMENT_LINKS = etree.XPath("descendant::a[starts-with(@href, '#')]")
+#: Every role attribute, filtered in Python: half the cost of "descendant::*[@role='tablist']",
+#: whose predicate libxml2 tests element by element (0.04 against 0.08 ms a page).
+_ROLES = etree.XPath("descendant::*/@role")
+_STRING = etree.XPath("string()")
+#: Letters of a language name ("Node.js" -> "nodejs", "C++" -> "c++").
+_LANGUAGE_KEY = re.compile(r"[^a-z0-9+#]")
 _TAB_CONTROLS = etree.XPath(
     "descendant::*[@aria-controls or @data-target or @data-bs-target or @role='tab']"
 )
@@ -53,7 +63,8 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
 
     Tail text of a removed element (the words after it) is kept. Tab panels
     (``role=tabpanel``, ``.tab-pane``, ``[data-tab]``...) are kept even when
-    hidden and labelled via `TAB_LABEL_ATTR`. A form holding most of the page
+    hidden and labelled via `TAB_LABEL_ATTR`; so are the panels of a tab group
+    found by its strip (`_label_tab_groups`). A form holding most of the page
     (ASP.NET) or its ``<h1>`` is unwrapped; other forms go. So is a hidden element
     holding most of the page's text, and a declarative shadow root's ``<template>``.
     A frameset page without a body gets one, made of its ``<noframes>`` markup.
@@ -68,8 +79,20 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     controls: list[lxml.html.HtmlElement] = []
     forms: list[lxml.html.HtmlElement] = []
     shadow_roots: list[lxml.html.HtmlElement] = []
+    # Gathered in the same walk for the rules below that read them (tab labels, MathML,
+    # code blocks): most pages have none, and none of them costs another walk.
+    labels: list[lxml.html.HtmlElement] = []
+    maths: list[lxml.html.HtmlElement] = []
+    pres: list[lxml.html.HtmlElement] = []
     for node in root.iter(
-        etree.Comment, etree.ProcessingInstruction, *never, *v.FORM_CONTROL_TAGS, "form"
+        etree.Comment,
+        etree.ProcessingInstruction,
+        *never,
+        *v.FORM_CONTROL_TAGS,
+        "form",
+        "label",
+        "math",
+        "pre",
     ):
         tag = node.tag
         if node is root:
@@ -83,6 +106,12 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
                 dropped.append(node)
         elif tag == "form":
             forms.append(node)
+        elif tag == "label":
+            labels.append(node)
+        elif tag == "math":
+            maths.append(node)
+        elif tag == "pre":
+            pres.append(node)
         else:
             controls.append(node)
     _remove_comments(nodes)
@@ -90,19 +119,27 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
         _open_shadow_roots(shadow_roots)
     hidden = [e for e in _hidden_elements(root) if e is not root]
     panels = [e for e in hidden if is_tab_panel(e)]
-    labelled = _label_tab_panels(root, panels) if panels else False
+    targets = _TabTargets(root)  # built on first use, shared by both tab rules
+    labelled = _label_tab_panels(root, panels, targets) if panels else False
     # Never-content goes before the hidden elements are weighed, so that a page's text is
     # its words and not its inline scripts (a JSON state blob can outweigh the page). The
     # labels above were read first, from the tabs as they came.
     _drop_all(dropped)
-    hiding = [e for e in hidden if not is_tab_panel(e)]
+    # Tab groups found by their tab strip label their panels whether hidden or not (a
+    # panel hidden by a class or a stylesheet is still one of the alternatives).
+    grouped, strips = _label_tab_groups(root, targets, controls, labels)
+    kept = grouped | _math_sources(maths, hidden) if maths and v.KEEP_HIDDEN_MATH else grouped
+    hiding = [e for e in hidden if not is_tab_panel(e) and e not in kept]
     if hiding:
         wrappers = _page_wrappers(root, hiding)
         _drop_all(e for e in hiding if e not in wrappers)
     if labelled:
         _drop_all(e for e in root.iter() if e.get("role") == "tablist" and e is not root)
+    _drop_all(strips)
     _remove_controls(controls)
     _remove_small_forms(root, forms)
+    if pres:
+        _remove_language_captions(pres)
 
 
 _VISIBLE_CHARS = etree.XPath("string-length(normalize-space())")  # compiled once
@@ -316,7 +353,9 @@ def is_tab_panel(element: lxml.html.HtmlElement) -> bool:
     return any(element.get(a) is not None for a in v.TABPANEL_ATTRS)
 
 
-def _label_tab_panels(root: lxml.html.HtmlElement, panels: list[lxml.html.HtmlElement]) -> bool:
+def _label_tab_panels(
+    root: lxml.html.HtmlElement, panels: list[lxml.html.HtmlElement], targets: _TabTargets
+) -> bool:
     """Label every tab panel of a group that hides some of them; True if any was labelled.
 
     The visible panel of such a group is labelled too, so all tabs read alike.
@@ -325,7 +364,6 @@ def _label_tab_panels(root: lxml.html.HtmlElement, panels: list[lxml.html.HtmlEl
     groups.pop(None, None)
     everyone = [p for g in groups for p in g if isinstance(p.tag, str) and is_tab_panel(p)]
     controls = _tab_controls(root)
-    targets = _TabTargets(root)
     labelled = False
     for panel in everyone:
         label = _tab_label(panel, controls, targets)
@@ -424,16 +462,299 @@ def _tab_label(
     return None
 
 
+def _label_tab_groups(
+    root: lxml.html.HtmlElement,
+    targets: _TabTargets,
+    controls: list[lxml.html.HtmlElement],
+    labels: list[lxml.html.HtmlElement],
+) -> tuple[set[lxml.html.HtmlElement], list[lxml.html.HtmlElement]]:
+    """Label the panels of every tab group found by its tab strip; (panels, strips to drop).
+
+    A group is a ``role=tablist`` of ``role=tab`` elements, or a strip of ``<label for>``
+    elements switching radio inputs (MkDocs Material, VitePress: CSS-only tabs). Each
+    panel is paired with its tab by aria-controls, else by position (the k-th tab names
+    the k-th panel), and carries the tab's name in `TAB_LABEL_ATTR` unless it has one;
+    a strip whose every panel was paired goes: its names now stand above the panels,
+    where "npmYarn" glued on one line named nothing.
+    """
+    grouped: set[lxml.html.HtmlElement] = set()
+    strips: list[lxml.html.HtmlElement] = []
+    roles: list[Any] = _ROLES(root)  # type: ignore[assignment]
+    tablists = [r.getparent() for r in roles if r.strip().lower() == v.TABLIST_ROLE]
+    for tablist in tablists:
+        tabs = [e for e in tablist.iter() if (e.get("role") or "").lower() == v.TAB_ROLE]
+        pairs = _tablist_pairs(tablist, tabs, targets) if tabs else []
+        if pairs and _label_pairs(pairs, grouped, targets):
+            strips.append(tablist)
+    if labels:
+        for strip, pairs in _radio_tab_strips(controls, labels):
+            if _label_pairs(pairs, grouped, targets):
+                strips.append(strip)
+    return grouped, strips
+
+
+def _label_pairs(
+    pairs: list[tuple[lxml.html.HtmlElement, lxml.html.HtmlElement]],
+    grouped: set[lxml.html.HtmlElement],
+    targets: _TabTargets,
+) -> bool:
+    """Label each (tab, panel); True if every panel now reads under its tab's name.
+
+    A panel's own aria-labelledby names it before the tab its position pairs it with."""
+    complete = True
+    for tab, panel in pairs:
+        grouped.add(panel)
+        if panel.get(TAB_LABEL_ATTR) is not None or not _has_content(panel):
+            continue  # an empty panel (rendered when chosen) would leave a lone name
+        label = _labelled_by(panel, targets) or _short_text(tab)
+        if label is None:
+            complete = False
+        elif label.isdigit():
+            continue  # a carousel's "1", "2": a page number names no slide
+        elif not _names_its_code(label, panel):
+            panel.set(TAB_LABEL_ATTR, label)
+    return complete
+
+
+def _labelled_by(panel: lxml.html.HtmlElement, targets: _TabTargets) -> str | None:
+    refs = (panel.get("aria-labelledby") or "").split()
+    return next((t for t in (_short_text(targets.with_id(r)) for r in refs) if t), None)
+
+
+def _has_content(panel: lxml.html.HtmlElement) -> bool:
+    return visible_chars(panel) > 0 or next(panel.iter("img"), None) is not None
+
+
+def _names_its_code(label: str, panel: lxml.html.HtmlElement) -> bool:
+    """A tab named after the language of a panel whose code blocks all declare one: the
+    fence already says "python", a "Python" line above it would say it twice."""
+    languages = [code_language(pre) for pre in panel.iter("pre")]
+    if not languages or not all(languages):
+        return False
+    key = _LANGUAGE_KEY.sub("", label.lower())
+    return key in v.LANGUAGE_NAMES or any(_LANGUAGE_KEY.sub("", x) == key for x in languages)
+
+
+def _tablist_pairs(
+    tablist: lxml.html.HtmlElement,
+    tabs: list[lxml.html.HtmlElement],
+    targets: _TabTargets,
+) -> list[tuple[lxml.html.HtmlElement, lxml.html.HtmlElement]]:
+    """(tab, panel) of a tablist: by aria-controls when the tabs name their panels, else
+    by position among the tab panels that follow the tablist (one per tab)."""
+    refs = [(t.get("aria-controls") or "").strip() for t in tabs]
+    named = [targets.with_id(ref) if ref else None for ref in refs]
+    if any(p is not None for p in named):
+        # The page says which panel each tab shows (a panel it did not render has no
+        # name to carry); tabs that all show one panel are filters of it (Javadoc's
+        # "All Methods | Static Methods"), not its names.
+        pairs = [(t, p) for t, p in zip(tabs, named, strict=True) if p is not None]
+        if len({id(p) for _, p in pairs}) < len(pairs) or any(p is tablist for _, p in pairs):
+            return []
+        return pairs
+    panels = _following_panels(tablist, len(tabs))
+    if len(panels) == len(tabs):
+        return list(zip(tabs, panels, strict=True))
+    # A lazily rendered group (Docusaurus "lazy") holds only the selected tab's panel.
+    selected = [t for t in tabs if (t.get("aria-selected") or "").lower() == "true"]
+    if len(panels) == 1 and len(selected) == 1:
+        return [(selected[0], panels[0])]
+    return []
+
+
+def _following_panels(tablist: lxml.html.HtmlElement, wanted: int) -> list[lxml.html.HtmlElement]:
+    """The outermost tab panels after `tablist` in its parent, or (none there) in up to
+    `TAB_PANEL_SEARCH_LEVELS` ancestors: the panels of a strip wrapped in a header.
+
+    Stops at another tablist (the next group's), past `wanted` panels, and after
+    `TAB_PANEL_SEARCH_BUDGET` elements, so that a tablist without panels (a menu) does
+    not read the rest of the page once per level.
+    """
+    budget = v.TAB_PANEL_SEARCH_BUDGET
+    anchor = tablist
+    for _ in range(v.TAB_PANEL_SEARCH_LEVELS):
+        found: list[lxml.html.HtmlElement] = []
+        # iterators, not lists of siblings: a long page after the tablist is read only
+        # as far as the budget goes
+        stack: list[Iterator[Any]] = [anchor.itersiblings()]
+        while stack and budget > 0 and len(found) <= wanted:
+            element = next(stack[-1], None)
+            if element is None:
+                stack.pop()
+                continue
+            budget -= 1
+            if not isinstance(element.tag, str):
+                continue
+            if (element.get("role") or "").lower() == v.TABLIST_ROLE:
+                return found  # the next group's strip: what follows is its panels
+            if is_tab_panel(element):
+                found.append(element)
+            else:
+                stack.append(element.iterchildren())
+        if found or budget <= 0:
+            return found
+        parent = anchor.getparent()
+        if parent is None or parent.tag in v.NEVER_HIDDEN_TAGS:
+            return []
+        anchor = parent
+    return []
+
+
+def _radio_tab_strips(
+    controls: list[lxml.html.HtmlElement], labels: list[lxml.html.HtmlElement]
+) -> list[tuple[lxml.html.HtmlElement, list[tuple[lxml.html.HtmlElement, lxml.html.HtmlElement]]]]:
+    """CSS-only tabs: (strip, [(label, panel)]) for each strip of ``<label for>`` elements
+    switching radio inputs (nothing else in the strip but those inputs) whose next
+    sibling holds one panel per label. The k-th input of the radio group shows the k-th
+    panel, so a label names the panel at its input's place."""
+    radios: dict[str, lxml.html.HtmlElement] = {}
+    order: dict[lxml.html.HtmlElement, int] = {}
+    groups: dict[str | None, int] = {}
+    for control in controls:
+        if control.tag == "input" and (control.get("type") or "").lower() == "radio":
+            name = control.get("name")
+            order[control] = groups.get(name, 0)
+            groups[name] = order[control] + 1
+            radios.setdefault(control.get("id") or "", control)
+    radios.pop("", None)
+    if not radios:
+        return []
+    found = []
+    strips = dict.fromkeys(x.getparent() for x in labels if x.get("for") in radios)
+    for strip in strips:
+        if strip is None:
+            continue
+        tabs = []
+        for child in strip:
+            if child.tag == "label" and child.get("for") in radios:
+                tabs.append(child)
+            elif child.tag != "input" or (child.get("type") or "").lower() != "radio":
+                break
+        else:
+            box = strip.getnext()
+            panels = [c for c in box if isinstance(c.tag, str)] if box is not None else []
+            if len(tabs) < 2 or len(panels) != len(tabs):
+                continue
+            places = [order[radios[t.get("for") or ""]] for t in tabs]
+            if sorted(places) != list(range(len(tabs))):
+                places = list(range(len(tabs)))  # not one radio group: the labels' order
+            found.append((strip, [(t, panels[k]) for t, k in zip(tabs, places, strict=True)]))
+    return found
+
+
+def _math_sources(
+    maths: list[lxml.html.HtmlElement], hidden: list[lxml.html.HtmlElement]
+) -> set[lxml.html.HtmlElement]:
+    """The hidden elements to keep for MathML; the formula's fallback images go instead.
+
+    A ``<math>`` is the formula's source (MediaWiki hides it in a ``display:none`` span
+    next to an ``aria-hidden`` image): the converter writes its TeX (``alttext``), so it
+    stays, with the hidden wrappers around it that hold nothing else, and an image of the
+    same formula would say it twice. Inside a hidden element holding more (a closed
+    dialog) it goes with that element, and its image stays.
+    """
+    hiding = set(hidden)
+    only: dict[lxml.html.HtmlElement, bool] = {}  # a wrapper can hold many formulas
+    kept: set[lxml.html.HtmlElement] = set()
+    for math in maths:
+        spared = [math] if math in hiding else []
+        for element in math.iterancestors():
+            if element not in hiding:
+                continue
+            if element not in only:
+                only[element] = _only_math(element)
+            if not only[element]:
+                break
+            spared.append(element)
+        else:
+            kept.update(spared)
+            _drop_math_images(math, spared[-1] if spared else math)
+    return kept
+
+
+def _only_math(element: lxml.html.HtmlElement) -> bool:
+    """No text in `element` outside its ``<math>`` elements."""
+    inside = "".join(str(_STRING(m)) for m in element.iter("math"))
+    return _SPACES.sub("", str(_STRING(element))) == _SPACES.sub("", inside)
+
+
+def _drop_math_images(math: lxml.html.HtmlElement, top: lxml.html.HtmlElement) -> None:
+    """The images of this formula beside it: in the element around `top`, its outermost
+    kept wrapper, one with the formula's TeX as alt or a MediaWiki fallback class."""
+    alttext = _SPACES.sub("", math.get("alttext") or "")
+    around = top.getparent()
+    # up through wrappers of the formula alone (<span class="mwe-math-mathml-inline">)
+    while around is not None and len(around) == 1 and not _words_beside(around[0]):
+        around = around.getparent()
+    if around is None:
+        return
+    for image in list(around.iter("img")):
+        classes = image.get("class") or ""
+        fallback = any(c.startswith(v.MATH_FALLBACK_IMAGE_CLASS) for c in classes.split())
+        if fallback or (alttext and _SPACES.sub("", image.get("alt") or "") == alttext):
+            image.drop_tree()
+
+
+def _words_beside(child: lxml.html.HtmlElement) -> bool:
+    parent = child.getparent()
+    return bool((child.tail or "").strip() or (parent is not None and (parent.text or "").strip()))
+
+
+def _remove_language_captions(pres: list[lxml.html.HtmlElement]) -> None:
+    """A caption beside a code block that only names its language goes (VitePress's
+    ``<span class="lang">sh</span>``): the fence says "sh", a lone "sh" line before it
+    read as a paragraph of the page. Each parent is read once, however many blocks it holds.
+    """
+    for parent in dict.fromkeys(pre.getparent() for pre in pres):
+        if parent is None or len(parent) < 2:
+            continue
+        captions = [
+            e
+            for e in parent
+            if e.tag in v.CODE_CAPTION_TAGS
+            and len(e) == 0
+            and 0 < len((e.text or "").strip()) <= v.CODE_CAPTION_MAX_CHARS
+        ]
+        if not captions:
+            continue
+        languages = {code_language(pre).lower() for pre in parent.iterchildren("pre")}
+        languages.discard("")
+        for caption in captions:
+            if (caption.text or "").strip().lower() in languages:
+                caption.drop_tree()
+
+
 def _remove_controls(controls: list[lxml.html.HtmlElement]) -> None:
-    """Form controls go; one inside a heading or <summary> leaves its words behind."""
+    """Form controls go; one inside a heading or <summary> leaves its words behind, and
+    the checkbox that opens a list item (a GFM task list) leaves "[x] " or "[ ] "."""
     for element in controls:
         if element.getparent() is None:
             continue
         parent = element.getparent()
-        if parent is not None and parent.tag in v.CONTROL_KEEP_TEXT_PARENTS:
+        if _opens_list_item(element):
+            mark = v.TASK_DONE if element.get("checked") is not None else v.TASK_OPEN
+            element.tail = mark + (element.tail or "").lstrip()
+            element.drop_tree()
+        elif parent is not None and parent.tag in v.CONTROL_KEEP_TEXT_PARENTS:
             element.drop_tag()
         else:
             element.drop_tree()
+
+
+def _opens_list_item(control: lxml.html.HtmlElement) -> bool:
+    """A checkbox that is the first thing of a list item, or of the first child of one (a
+    ``<p>`` of a loose list, a ``<label>`` around a styled box), a few levels down."""
+    if control.tag != "input" or (control.get("type") or "").lower() != "checkbox":
+        return False
+    element = control
+    for _ in range(v.TASK_CHECKBOX_DEPTH):
+        parent = element.getparent()
+        if parent is None or (parent.text or "").strip() or element.getprevious() is not None:
+            return False
+        if parent.tag == "li":
+            return True
+        element = parent
+    return False
 
 
 def _remove_small_forms(root: lxml.html.HtmlElement, forms: list[lxml.html.HtmlElement]) -> None:

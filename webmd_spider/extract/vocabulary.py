@@ -87,6 +87,31 @@ LANGUAGE_NAMES = frozenset(
 )
 #: Longest tab label we believe is a label and not a paragraph.
 TAB_LABEL_MAX_CHARS = 40
+#: The role of a tab in a ``role=tablist`` strip (WAI-ARIA); its k-th tab names its k-th panel.
+TABLIST_ROLE = "tablist"
+TAB_ROLE = "tab"
+#: The panels of a tablist are looked for after it in its parent, then in up to this many
+#: levels of ancestors (a strip wrapped in a header), reading at most this many elements
+#: in all: a tablist without panels (a menu marked up as tabs) must not read the whole page.
+TAB_PANEL_SEARCH_LEVELS = 3
+TAB_PANEL_SEARCH_BUDGET = 500
+#: A short caption beside a ``<pre>`` that only names the code's language (VitePress's
+#: ``<span class="lang">sh</span>``) goes: the fence says it. Tags such a caption takes.
+CODE_CAPTION_TAGS = frozenset({"span", "div", "small", "label", "b", "strong", "em", "i"})
+CODE_CAPTION_MAX_CHARS = 20
+#: Keep a hidden ``<math>`` (MediaWiki hides its MathML in a ``display:none`` span beside an
+#: ``aria-hidden`` image) and write its TeX, dropping the image. Off: the development
+#: corpus's Wikipedia reference leaves formulas out (wikipedia-3 F1 0.894 -> 0.659 with it
+#: on), so turning it on is a product decision, not a measured gain.
+KEEP_HIDDEN_MATH = False
+#: MediaWiki's image of a formula kept beside its MathML (mwe-math-fallback-image-inline,
+#: -display): the MathML's TeX is written instead.
+MATH_FALLBACK_IMAGE_CLASS = "mwe-math-fallback-image"
+#: A checkbox opening a list item (at most this deep in it) is a task-list mark: it is
+#: written as GFM's "[x] " (checked) or "[ ] ".
+TASK_CHECKBOX_DEPTH = 3
+TASK_DONE = "[x] "
+TASK_OPEN = "[ ] "
 
 # --- text statistics ------------------------------------------------------------
 
