@@ -54,13 +54,14 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc = Document()
     tags = page_tags(root)
     base = effective_base(tags, url)
-    apply_metadata(doc, root, tags, base)
+    apply_metadata(doc, root, tags, base, url)
     remove_never_content(root, keep_frames=opts.keep_frames)
-    selection = select_content(root)
+    site = site_key(url)
+    selection = select_content(root, site=site)
     rendered = render(
         selection.root,
         base_url=base,
-        page_site=site_key(url),
+        page_site=site,
         keep_links=opts.keep_links,
         keep_images=opts.keep_images,
         max_chars=opts.max_chars,

@@ -11,12 +11,13 @@ import json
 import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import lxml.html
 from w3lib.html import strip_html5_whitespace
 
 from webmd_spider.extract.document import Document
-from webmd_spider.extract.inline import defrag_url, join_url
+from webmd_spider.extract.inline import defrag_url, join_href
 
 # Wrappers some CMSs put around JSON-LD so old browsers ignore the script.
 _JSON_LD_WRAPPERS = re.compile(r"^\s*(?:<!--|//\s*<!\[CDATA\[)|(?:-->|//\s*\]\]>)\s*$")
@@ -65,12 +66,13 @@ def normalize_space(value: str | None) -> str | None:
 
 
 def resolve(base: str, href: str | None) -> str | None:
-    """Join `href` onto `base`; None when href is blank or urljoin rejects it."""
+    """Join `href` onto `base` as a browser does (``inline.join_href``: a backslash is a
+    slash in an http(s) URL); None when href is blank or urljoin rejects it."""
     href = strip_html5_whitespace(href or "")
     if not href:
         return None
     try:
-        return join_url(base, href)
+        return join_href(base, href)
     except ValueError:  # e.g. "http://[broken" raises in urllib
         return None
 
@@ -195,47 +197,188 @@ def json_ld_value(objects: list[Any], key: str) -> str | None:
 _TITLE_SEPARATORS = re.compile(
     r"\s+(?:[|\-\u2013\u2014\u00b7\u2022:/»«]{1,2})\s+|\s*[\uff5c\u30fb\u3000]\s*"
 )
+# og:title is the page's own title more often than not: only the usual separators
+# between a title and a site name ("|", "-", en and em dashes, "·", "::") cut it.
+_OG_TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|\u00b7|::)\s+")
+# A title with more segments than this is no "page | site" pair: left as it is (and the
+# search for the h1 among runs of segments stays small on a hostile one).
+_MAX_TITLE_SEGMENTS = 32
+# Zero-width characters (and the BOM) some themes put in headings.
+_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
+# The permalink glyphs of heading anchors (Sphinx "¶", "§", a link emoji), at the end
+# of a heading's text; "#" too after a space ("C#" is a name).
+_PERMALINK_GLYPHS = "\u00b6\u00a7\U0001f517"
+# Curly quotes and no-break spaces, for a loose comparison.
+_QUOTES = str.maketrans("\u2018\u2019\u201c\u201d\u00a0", "''\"\" ")
+# Class words of a heading's permalink anchor ("headerlink" in Sphinx, "anchor",
+# "hash-link" in Docusaurus, "header-anchor" in VitePress, "anchorjs-link" ...).
+_PERMALINK_CLASS = re.compile(r"headerlink|anchor|permalink|hash-link", re.IGNORECASE)
+# Hosts' labels that name no site: "www", and the second-level labels of country
+# domains ("co.uk", "com.au").
+_GENERIC_LABELS = frozenset(("www", "co", "com", "org", "net", "ac", "gov", "edu", "ne", "or"))
 
 
-def page_title(tags: Tags, metas: dict[str, list[str]]) -> str | None:
-    """og:title, else <title> (not an SVG title) without its site-name part, else the
-    first <h1>."""
+def page_title(tags: Tags, metas: dict[str, list[str]], url: str | None = None) -> str | None:
+    """og:title, else <title> (not an SVG title), either without its site-name part
+    (see `_strip_site_name`), else the first <h1>. `url` is the page's, for its host's
+    name."""
+    h1 = next((t for t in (heading_text(e) for e in tags["h1"]) if t), None)
+    site_name = _first(metas, "og:site_name", "application-name")
     title = _first(metas, "og:title")
     if title:
-        return title
-    h1 = next((t for t in (normalize_space(e.text_content()) for e in tags["h1"]) if t), None)
+        return _strip_site_name(title, h1, site_name, url, _OG_TITLE_SEPARATORS)
     for element in tags["title"]:
         if any(a.tag == "svg" for a in element.iterancestors()):
             continue
         title = normalize_space(element.text_content())
         if title:
-            return _strip_site_name(title, h1, _first(metas, "og:site_name", "application-name"))
+            return _strip_site_name(title, h1, site_name, url)
     return h1
 
 
-def _strip_site_name(title: str, h1: str | None, site_name: str | None) -> str:
-    """Drop the site-name segment of a <title> when the page itself says which part is
-    the page's own: a segment equal to the <h1>, or the rest when one equals the site name.
+def heading_text(heading: lxml.html.HtmlElement) -> str | None:
+    """The text of a heading without its permalink: the text of a child anchor (see
+    `_is_permalink`), trailing "¶", "§", " #" and zero-width characters dropped.
+    Whitespace collapsed; None when nothing is left."""
+    if len(heading):
+        parts: list[str] = []
+        _heading_parts(heading, parts)
+        text = "".join(parts)
+    else:
+        text = heading.text or ""
+    if not text.isprintable():
+        text = _ZERO_WIDTH.sub("", text)
+    return _without_glyphs(normalize_space(text) or "") or None
+
+
+def _without_glyphs(text: str) -> str:
+    """`text` (whitespace collapsed) without the permalink glyphs at its end."""
+    for _ in range(4):  # "Title ¶ #" at most, in practice: no loop over a hostile run
+        if not text or (text[-1] not in _PERMALINK_GLYPHS and not text.endswith(" #")):
+            break
+        text = text.rstrip(_PERMALINK_GLYPHS + " ").removesuffix(" #").rstrip()
+    return text
+
+
+def _heading_parts(heading: lxml.html.HtmlElement, parts: list[str]) -> None:
+    """Append the text of `heading` but its permalink anchors' (see `heading_text`) to
+    `parts`, in document order, without recursion."""
+    parts.append(heading.text or "")
+    # (element, whether its own text is still to be read); tails follow their element
+    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(c, True) for c in reversed(heading)]
+    while stack:
+        element, opening = stack.pop()
+        if not opening:
+            parts.append(element.tail or "")
+            continue
+        stack.append((element, False))
+        if not isinstance(element.tag, str) or _is_permalink(element):
+            continue  # a comment's or processing instruction's text is no text either
+        parts.append(element.text or "")
+        stack.extend((c, True) for c in reversed(element))
+
+
+def _is_permalink(element: lxml.html.HtmlElement) -> bool:
+    """A heading's permalink anchor: no letter or digit in its text ("¶", "#", an
+    icon), and its class says so or it is an in-page link. (A class alone is not
+    enough: "anchor" names the title's own box on some sites.)"""
+    if not _PERMALINK_CLASS.search(element.get("class") or "") and (
+        element.tag != "a" or not (element.get("href") or "").lstrip().startswith("#")
+    ):
+        return False
+    return not any(ch.isalnum() for ch in element.text_content())
+
+
+def _loose(text: str) -> str:
+    """`text` for a loose comparison: case folded, zero-width characters and trailing
+    permalink glyphs and punctuation dropped, curly quotes straightened, whitespace
+    collapsed."""
+    text = " ".join(_ZERO_WIDTH.sub("", text).casefold().translate(_QUOTES).split())
+    return _without_glyphs(text).rstrip(".:").rstrip()
+
+
+def _host_names(url: str | None) -> tuple[str, ...]:
+    """The names a page's host goes by in a title: the host without "www." and
+    its site label ("en.wikipedia.org": "wikipedia.org", "wikipedia"), lower-case."""
+    if not url:
+        return ()
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".")
+    except ValueError:
+        return ()
+    labels = [label for label in host.split(".") if label]
+    if len(labels) < 2 or labels[-1].isdigit():  # no name, or an IP address
+        return ()
+    labels = labels[:-1]  # the top-level domain
+    while len(labels) > 1 and labels[-1] in _GENERIC_LABELS:
+        labels.pop()
+    name = labels[-1]
+    if len(name) < 3 or name in _GENERIC_LABELS:
+        return ()
+    return (host.removeprefix("www."), name)
+
+
+def _names_site(segment: str, site: str, hosts: tuple[str, ...]) -> bool:
+    """The (loose) title segment names the site: equals the site name, or the host's
+    name with spaces and punctuation ignored ("Stack Overflow", "Example.com")."""
+    if not segment:
+        return False
+    if site and segment == site:
+        return True
+    if hosts:
+        squashed = "".join(ch for ch in segment if ch.isalnum() or ch == ".")
+        return squashed in hosts or squashed.replace(".", "") == hosts[1]
+    return False
+
+
+def _strip_site_name(
+    title: str,
+    h1: str | None,
+    site_name: str | None,
+    url: str | None = None,
+    separators: re.Pattern[str] = _TITLE_SEPARATORS,
+) -> str:
+    """Drop the site-name part of a title when the page itself says which part is the
+    page's own: a run of segments equal (loosely) to the <h1>, or the rest when the
+    first or last segments equal the site name (og:site_name, application-name) or the
+    name of the page's host. Never leaves fewer than 2 characters.
     """
     # Segments with their positions, so a cut keeps the title's own spelling.
     bounds = [0]
-    for match in _TITLE_SEPARATORS.finditer(title):
+    for match in separators.finditer(title):
         bounds += [match.start(), match.end()]
+        if len(bounds) > 2 * _MAX_TITLE_SEGMENTS:
+            return title
     bounds.append(len(title))
     spans = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
     if len(spans) < 2:
         return title
-    folded = [title[a:b].strip().casefold() for a, b in spans]
-    site = (site_name or "").strip().casefold()
-    page = (h1 or "").strip().casefold()
-    # An h1 equal to the LAST segment is usually the logo's site name ("Contact | Acme").
-    if page and page != site and page in folded[:-1]:
-        a, b = spans[folded.index(page)]
-        return title[a:b].strip()
-    if site and folded[0] == site and len(spans) > 1:
-        return title[spans[1][0] :].strip() or title
-    if site and folded[-1] == site:
-        return title[: spans[-2][1]].strip() or title
+    last = len(spans) - 1
+    site = _loose(site_name or "")
+    hosts = _host_names(url)
+    page = _loose(h1 or "")
+
+    def cut(first: int, end: int) -> str | None:
+        text = title[spans[first][0] : spans[end][1]].strip()
+        return text if len(text) >= 2 else None
+
+    # An h1 equal to the LAST segment is usually the logo's site name ("Contact | Acme"),
+    # and so is an h1 that names the site.
+    if page and not _names_site(page, site, hosts):
+        for first in range(last):
+            for end in range(first, last):
+                if spans[end][1] - spans[first][0] > 2 * len(page) + 8:
+                    break
+                found = cut(first, end)
+                if found and _loose(found) == page:
+                    return found
+    if site or hosts:
+        # the site's own name may hold a separator ("Acme - Docs"): runs at either end
+        for size in range(1, last + 1):
+            if _names_site(_loose(title[: spans[size - 1][1]]), site, hosts):
+                return cut(size, last) or title
+            if _names_site(_loose(title[spans[last - size + 1][0] :]), site, hosts):
+                return cut(0, last - size) or title
     return title
 
 
@@ -272,9 +415,10 @@ def keywords(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> list[s
 
 
 def page_links(tags: Tags, base: str) -> list[str]:
-    """Every followable http(s) <a href> of the whole page: absolute, no fragment,
-    deduped, in order. Navigation links are included (the crawler decides what to
-    follow); links marked ``rel="nofollow"`` are not (the page asks not to follow them).
+    """Every followable http(s) <a href> of the whole page: absolute (resolved as a
+    browser does, see `resolve`), no fragment, deduped, in order. Navigation links are
+    included (the crawler decides what to follow); links marked ``rel="nofollow"`` are
+    not (the page asks not to follow them).
     """
     links: dict[str, None] = {}
     for anchor in tags["a"]:
@@ -285,7 +429,7 @@ def page_links(tags: Tags, base: str) -> list[str]:
         if not href or href[0] == "#":  # in-page anchor, even when <base href> points elsewhere
             continue
         try:
-            url = join_url(base, href)
+            url = join_href(base, href)  # as browsers read it: "/\\evil.com" leaves the site
         except ValueError:  # e.g. "http://[broken" raises in urllib
             continue
         if url and url.split(":", 1)[0].lower() in ("http", "https"):
@@ -340,15 +484,22 @@ def robots(metas: dict[str, list[str]]) -> tuple[str | None, bool]:
     return meta_robots, bool(tokens & {"nofollow", "none"})
 
 
-def apply_metadata(doc: Document, root: lxml.html.HtmlElement, tags: Tags, base: str) -> None:
+def apply_metadata(
+    doc: Document,
+    root: lxml.html.HtmlElement,
+    tags: Tags,
+    base: str,
+    url: str | None = None,
+) -> None:
     """Fill the page-level fields of `doc` from the whole tree.
 
-    `tags` is `page_tags(root)`, `base` the effective base URL (see `effective_base`).
-    Missing facts stay None/empty.
+    `tags` is `page_tags(root)`, `base` the effective base URL (see `effective_base`),
+    `url` the page's own (its host's name is a site name in the title). Missing facts
+    stay None/empty.
     """
     metas = meta_values(tags)
     objects = json_ld_objects(tags)
-    doc.title = page_title(tags, metas)
+    doc.title = page_title(tags, metas, url)
     doc.description = _first(metas, "description", "og:description", "twitter:description")
     doc.site_name = _first(metas, "og:site_name")
     doc.author = (

@@ -276,6 +276,46 @@ def clean_source(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# Tags with attributes by the thousand
+
+# A start tag this long (64 KiB between "<" and ">") is found by one linear search that
+# almost never matches; inline data: URIs make such tags legitimately, so length alone
+# refuses nothing.
+_LONG_TAG = re.compile(rb"<[^<>]{65536,}>")
+# libxml2's time grows with the square of one tag's attribute count (each attribute is
+# checked against the ones before it: 80,000 of them took 9 s to parse, and the later
+# stages as long again). A long tag with more "=" signs than this loses them all.
+_MAX_TAG_EQUALS = 1000
+# A long start tag's name, kept ("<p a0=... a79999=...>" becomes "<p>"); no match for
+# "</", "<!" or "< " (text).
+_TAG_NAME = re.compile(rb"<([A-Za-z][^\s/<>]*)")
+
+
+def _without_attribute_floods(data: bytes) -> bytes:
+    """`data` with every start tag of thousands of attributes (see `_MAX_TAG_EQUALS`)
+    reduced to its bare name (``<p>``). What is no start tag ("< b", "<!--") is left
+    as it is, and so is `data` itself when nothing is cut (the common case: one search
+    over the page). A ">" inside a quoted value ends the cut early: the attributes
+    after it are then text, on a page that had thousands of them."""
+    match = _LONG_TAG.search(data)
+    if match is None:
+        return data
+    kept: list[bytes] = []
+    start = 0
+    while match is not None:  # the matches do not overlap: a linear pass in all
+        tag = match[0]
+        name = _TAG_NAME.match(tag)
+        if name is not None and tag.count(b"=") > _MAX_TAG_EQUALS:
+            kept += (data[start : match.start()], b"<" + name[1] + b">")
+            start = match.end()
+        match = _LONG_TAG.search(data, match.end())
+    if not kept:
+        return data
+    kept.append(data[start:])
+    return b"".join(kept)
+
+
+# ---------------------------------------------------------------------------------------
 # Nesting deeper than libxml2 builds
 
 # The depth the flattened page is cut to (libxml2 builds 2048 levels with huge_tree;
@@ -371,7 +411,9 @@ def parse_html(body: bytes | str, encoding: str | None = None) -> lxml.html.Html
 
     Never raises: empty input, whitespace only, or anything libxml2 refuses gives None.
     Control characters (raw, or as numeric references such as ``&#x1b;``) and stray
-    byte order marks are removed before parsing: they are never text.
+    byte order marks are removed before parsing: they are never text. A start tag with
+    thousands of attributes loses them (`_without_attribute_floods`): libxml2's time
+    grows with the square of their count.
 
     Nesting: libxml2 builds up to 2048 levels (``huge_tree``) and, at that limit, stops
     reading the page. Such a page is parsed again with the tags that nest deeper than
@@ -389,7 +431,7 @@ def parse_html(body: bytes | str, encoding: str | None = None) -> lxml.html.Html
     if data is None:
         # Lone surrogates in a str cannot be encoded; "replace" turns them into "?".
         data = text.encode("utf-8", "replace")
-    clean = _clean(data, text.isascii())
+    clean = _without_attribute_floods(_clean(data, text.isascii()))
     if clean is not data:  # rare: the blank test below needs the cleaned str
         text = clean.decode("utf-8", "replace")
         data = clean

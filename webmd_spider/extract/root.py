@@ -385,7 +385,9 @@ class _Finder:
             column, parent = parent, parent.getparent()
         if parent is None:
             return best, False
-        if parent is self.body:
+        # the pick inside the heading itself (markup the parser nested in an unclosed
+        # <h1>): the h1 is the common ancestor, and no column of it holds the h1
+        if parent is self.body or parent is self.h1:
             return parent, True
         h1_column = next(
             a
