@@ -27,6 +27,7 @@ ERROR_TYPES: dict[str, str] = {
     "too-large": "the response is larger than the page size limit",
     "empty": "the page holds fewer than 20 words after extraction (often a JavaScript shell)",
     "opted-out": "the page asks AI systems not to use it (noai / noimageai)",
+    "extraction-timeout": "converting the page took longer than the extraction deadline",
 }
 
 

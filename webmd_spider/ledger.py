@@ -123,6 +123,24 @@ class RunLedger:
         if len(self.not_fetched) < MAX_LISTED:
             self.not_fetched.append({"url": url, "reason": reason, "website": website or ""})
 
+    def unskip(self, url: str, reason: str) -> None:
+        """Take back a :meth:`skip` of ``url`` for ``reason``: the URL got a row after
+        all (a refused URL whose retry was dropped; see the site spider's
+        ``page_failed``). The listed entry is looked for from the end (it is usually
+        the last one)."""
+        count = self.not_fetched_counts.get(reason, 0)
+        if count <= 0:
+            return
+        if count == 1:
+            del self.not_fetched_counts[reason]
+        else:
+            self.not_fetched_counts[reason] = count - 1
+        listed = self.not_fetched
+        for index in range(len(listed) - 1, -1, -1):
+            if listed[index]["url"] == url and listed[index]["reason"] == reason:
+                del listed[index]
+                return
+
     def warn(self, message: str) -> None:
         """A warning for the run summary (bounded like the URL lists)."""
         if len(self.warnings) < MAX_LISTED:

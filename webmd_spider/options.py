@@ -23,6 +23,9 @@ MIN_MAX_CHARS = 200
 
 #: ``extract_processes`` "auto" (the spider picks the number from the usable cores).
 EXTRACT_AUTO = -1
+#: ``extract_timeout_secs`` default: extract_pool.EXTRACT_DEADLINE_SECS (the same 30 s;
+#: tests/test_hostile_spider.py checks that they agree).
+EXTRACT_TIMEOUT_DEFAULT = 30.0
 
 
 class OptionsError(ValueError):
@@ -72,6 +75,9 @@ class JobOptions:
     #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
     #: (extract_pool.default_processes)
     extract_processes: int = EXTRACT_AUTO
+    #: seconds an extraction process may spend on one page before the page is given up
+    #: (an ``extraction-timeout`` row) and the process replaced
+    extract_timeout_secs: float = EXTRACT_TIMEOUT_DEFAULT
     #: the garbage collector's young threshold in the crawl and extraction processes
     #: (0: Python's default; see webmd_spider/gc_tuning.py)
     gc_threshold: int = 10_000
@@ -93,6 +99,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "chunk_overlap_tokens": (0, 1_250),
     "progress_secs": (0, None),
     "extract_processes": (0, 64),
+    "extract_timeout_secs": (1, 3600),
     "gc_threshold": (0, 100_000),
 }
 

@@ -174,6 +174,9 @@ WEBMD_REDIS_URL = ""
 # process). "auto": one per usable core beyond the crawl's own (none on one core, at
 # most 4); pages are converted in the crawl process until the workers are ready.
 WEBMD_EXTRACT_PROCESSES = "auto"
+# Seconds an extraction process may spend on one page: past it the process is killed and
+# replaced and the page is an `extraction-timeout` row (a hostile page can cost minutes).
+WEBMD_EXTRACT_TIMEOUT_SECS = 30
 # The garbage collector's young-generation threshold in the crawl process (while the
 # crawl runs; restored at its close) and its extraction processes (Python's default is
 # 700; 0 leaves the collector alone). With 10,000 and the start-up objects frozen, a

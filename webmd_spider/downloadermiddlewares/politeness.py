@@ -9,7 +9,12 @@
   until the "not before" time, whatever DOWNLOAD_DELAY is) and the request is retried. A URL refused
   MAX_REFUSALS_PER_URL times, a wait past the budget, or a website refusing
   MAX_REFUSALS_PER_SITE times in a row is given up: the response goes to the spider
-  marked ``webmd_refused`` (a ``blocked`` row), and the website stops.
+  marked ``webmd_refused`` (a ``blocked`` row, also when this very refusal stopped the
+  website: it was fetched), and the website stops (``stop_reason: blocked``; the spider
+  is told through ``site_stopped``). A retry carries ``webmd_refusals`` (how many times
+  its URL was refused) and ``webmd_refused_status`` (the last refusal's status): one
+  still queued when its website stops is a fetched URL too, which the spider reports
+  with a ``blocked`` row rather than as not fetched.
 
 Reads the spider's ``ledger``, ``options`` (max_run_secs) and ``crawl_delays``.
 Scrapy's RetryMiddleware must not also retry 429/503 (settings drop them from
@@ -110,9 +115,12 @@ class PolitenessMiddleware:
                 "past the run budget"
             )
         if reason is not None:
+            request.meta["webmd_refused"] = reason
             if site.refusals > MAX_REFUSALS_PER_SITE and site.stop_reason is None:
                 site.stop_reason = "blocked"
-            request.meta["webmd_refused"] = reason
+                stopped = getattr(spider, "site_stopped", None)
+                if stopped is not None:
+                    stopped(site.website)  # its queued requests are taken out at once
             return response
         self.not_before[site.website] = max(
             self.not_before.get(site.website, 0.0), time.monotonic() + wait
@@ -124,4 +132,5 @@ class PolitenessMiddleware:
             self.crawler.stats.inc_value("webmd/retry_after")
         retry = request.replace(dont_filter=True)
         retry.meta["webmd_refusals"] = tries
+        retry.meta["webmd_refused_status"] = response.status
         return retry

@@ -7,11 +7,17 @@ options), ``FEEDS`` (a default JSONL feed is added when none is given),
 
 Flow per website (URLs on one host, ``www.`` folded, are one website):
 1. robots.txt is fetched first; for a bare domain it is also the probe of the discovery
-   ladder (https://host, https://www.host, http://host).
+   ladder (https://host, https://www.host, http://host). Its body is read up to the
+   parse limit (``MAX_ROBOTS_BYTES``) and cut there, whatever its size; a redirect to
+   another website gives the rules (RFC 9309 §2.3.1.2), while the website, its root and
+   its sitemaps stay on the input's host (``_robots_root``).
 2. whole-site inputs read the sitemaps (see ``sitemap_discovery``); with no usable
    sitemap the home page starts a breadth-first link crawl.
 3. each page response becomes a ``page`` row or a ``diagnostic`` row; links on the page
-   are followed (same website, shallowest first, down to ``max_depth``).
+   are followed (same website, shallowest first, down to ``max_depth``). With
+   extraction processes a page is converted in one of them (one of 64 KiB or more
+   waits for one rather than being converted here); a page past ``extract_timeout_secs``
+   there is an ``extraction-timeout`` row.
 4. when the crawl goes idle, one ``site`` row per website is written: always the last
    row of its website, its counts those of the rows before it.
 
@@ -63,7 +69,7 @@ from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, StopDownload
 from scrapy.http import Response
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.defer import deferred_from_coro
@@ -72,14 +78,25 @@ from twisted.python.failure import Failure
 
 from webmd_spider.chunk import ChunkOptionsError, chunk_budget
 from webmd_spider.extract import ExtractOptions, extract
-from webmd_spider.extract_pool import ExtractPool, WorkerGone, default_processes
+from webmd_spider.extract_pool import (
+    ExtractionTimeout,
+    ExtractPool,
+    PoolClosed,
+    default_processes,
+)
 from webmd_spider.gc_tuning import GcState, restore_gc, tune_gc
 from webmd_spider.incremental import NEW, REMOVED, UNCHANGED, change_of, is_gone
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.journal import CrawlJournal, QueuedUrl
 from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.netguard import AddressPolicy
-from webmd_spider.options import EXTRACT_AUTO, JobOptions, OptionsError, build_options
+from webmd_spider.options import (
+    EXTRACT_AUTO,
+    EXTRACT_TIMEOUT_DEFAULT,
+    JobOptions,
+    OptionsError,
+    build_options,
+)
 from webmd_spider.page_rows import (
     AI_OPT_OUT,
     build_page_row,
@@ -88,8 +105,8 @@ from webmd_spider.page_rows import (
     robots_directives,
 )
 from webmd_spider.page_work import PageWork
-from webmd_spider.politeness import delay_and_jitter, parse_host_delay
-from webmd_spider.robots import RobotsRules
+from webmd_spider.politeness import MAX_REFUSALS_PER_SITE, delay_and_jitter, parse_host_delay
+from webmd_spider.robots import MAX_ROBOTS_BYTES, RobotsRules
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.spiders.incremental_state import (
     IncrementalState,
@@ -133,8 +150,16 @@ MAX_STORED_LINKS = 1000
 QUEUE_FACTOR = 2
 #: Link origins whose site key is remembered (see SiteSpider._site_of).
 MAX_CACHED_ORIGINS = 4096
-#: A website stopped for one of these writes nothing more: answers in flight are skipped.
+#: A website stopped for one of these writes nothing more: answers in flight are skipped
+#: (counted as not fetched), except its refusals once it stopped as ``blocked``: a URL
+#: the server refused (429/503) has its ``blocked`` row (see ``_parse_page``).
 HARD_STOPS = frozenset({"page_budget", "failure_budget", "crawl_delay", "blocked"})
+
+#: Requests of a robots.txt: the website's own, and a sitemap host's (sitemap_discovery);
+#: their bodies are read up to MAX_ROBOTS_BYTES (see SiteSpider._on_bytes_received).
+ROBOTS_KINDS = frozenset({"robots", "sitemap_robots"})
+#: What an extraction process made of a page (see SiteSpider._extract_elsewhere).
+Extracted = PageWork | ExtractionTimeout | PoolClosed | None
 
 
 class SiteSpider(SitemapDiscovery, Spider):
@@ -183,12 +208,15 @@ class SiteSpider(SitemapDiscovery, Spider):
         #: site keys of link origins (scheme://netloc/), see _site_of
         self._origins: dict[str, str] = {}
         #: pages out at an extraction process, per website (given up when it stops)
-        self._extracting: dict[str, set[asyncio.Future[PageWork]]] = {}
+        self._extracting: dict[str, set[asyncio.Future[PageWork | None]]] = {}
         #: the site rows were written (or their request is being answered)
         self._site_rows_written = False
         #: the time budget's grace is over: no row is written any more (the site rows
         #: follow at the close, after every row already made)
         self._closing = False
+        #: how large a compressed robots.txt may inflate (DOWNLOAD_MAXSIZE; see
+        #: _on_bytes_received)
+        self._robots_inflate_cap = 0
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -204,12 +232,15 @@ class SiteSpider(SitemapDiscovery, Spider):
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
         crawler.signals.connect(spider._on_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
+        crawler.signals.connect(spider._on_headers_received, signal=signals.headers_received)
+        crawler.signals.connect(spider._on_bytes_received, signal=signals.bytes_received)
         return spider
 
     def _configure(self, crawler: Crawler) -> None:
         """Validate options and inputs; raise OptionsError when nothing can be fetched."""
         settings = crawler.settings
         self.options = opts = build_options(settings.copy_to_dict(), self._arguments)
+        self._robots_inflate_cap = settings.getint("DOWNLOAD_MAXSIZE")
         raw_inputs = list(opts.start)
         if opts.start_file:
             raw_inputs.extend(_read_start_file(opts.start_file))
@@ -289,8 +320,15 @@ class SiteSpider(SitemapDiscovery, Spider):
         if processes:
             # started in start(), from the event loop; pages are extracted here until
             # its workers are ready
+            # the default timeout is left to the pool: its EXTRACT_DEADLINE_SECS, the
+            # same 30 s (a constant tests can lower)
+            timeout = opts.extract_timeout_secs
             self._extract_pool = ExtractPool(
-                processes, self.extract_options, self.chunk_budget, opts.gc_threshold
+                processes,
+                self.extract_options,
+                self.chunk_budget,
+                opts.gc_threshold,
+                deadline=None if timeout == EXTRACT_TIMEOUT_DEFAULT else timeout,
             )
         # last: it takes the state's lock, which only spider_closed releases
         self.incremental = IncrementalState.open(
@@ -406,6 +444,9 @@ class SiteSpider(SitemapDiscovery, Spider):
             errback=self.robots_failed,
             dont_filter=True,
             priority=PRIORITY_ROBOTS,
+            # uncompressed, so that a file past the parse limit is cut on the wire: a
+            # compressed one may inflate only to DOWNLOAD_MAXSIZE (then `too-large`)
+            headers={"Accept-Encoding": "identity"},
             meta={
                 "webmd_site": site.website,
                 "webmd_kind": "robots",
@@ -414,14 +455,47 @@ class SiteSpider(SitemapDiscovery, Spider):
                 "download_slot": site.website,
                 # RFC 9309 §2.3.1.2: follow at least five consecutive redirects
                 "redirect_ttl": ROBOTS_MAX_REDIRECTS,
+                # the body is cut at MAX_ROBOTS_BYTES (_on_bytes_received): no warning
+                # for a large one
+                "download_warnsize": 0,
             },
         )
+
+    def _on_headers_received(
+        self, headers: Any, body_length: int, request: Request, spider: Spider
+    ) -> None:
+        """The headers of a robots.txt answer (each hop of a redirect chain): its body
+        is read up to MAX_ROBOTS_BYTES and cut there (``_on_bytes_received``), so no
+        Content-Length, however large, refuses it (RFC 9309 §2.5: the first 500 KiB
+        at least are parsed; a refused file would take the website down as
+        unreachable). Scrapy's download handler reads ``download_maxsize`` right after
+        this signal."""
+        meta = request.meta
+        if meta.get("webmd_kind") in ROBOTS_KINDS:
+            meta["download_maxsize"] = 0
+            meta["webmd_robots_bytes"] = 0  # this answer's; a redirect's body is not
+
+    def _on_bytes_received(self, data: bytes, request: Request, spider: Spider) -> None:
+        """Body bytes of any answer; a robots.txt's download stops once MAX_ROBOTS_BYTES
+        are in (``StopDownload(fail=False)``: the response keeps what came, flagged
+        ``download_stopped``) and ``RobotsRules.from_response`` cuts it at its last
+        line end within them. The download handler took its size cap with the headers
+        (none, see ``_on_headers_received``); from the first body byte on
+        ``download_maxsize`` is read only by HttpCompressionMiddleware, so it is set
+        back to DOWNLOAD_MAXSIZE: a compressed robots.txt inflates that far at most."""
+        meta = request.meta
+        if meta.get("webmd_kind") not in ROBOTS_KINDS:
+            return
+        meta["download_maxsize"] = self._robots_inflate_cap
+        received = meta["webmd_robots_bytes"] = meta.get("webmd_robots_bytes", 0) + len(data)
+        if received >= MAX_ROBOTS_BYTES:
+            raise StopDownload(fail=False)
 
     def parse_robots(self, response: Response) -> Iterator[Any]:
         """robots.txt answered: record the rules and the site root, then begin the site."""
         site = self.ledger.sites[response.meta["webmd_site"]]
         pages: list[StartInput] = response.meta["webmd_pages"]
-        site.root = _root_of(response.url)
+        site.root = _robots_root(site.website, response)
         if self.options.respect_robots:
             rules = RobotsRules.from_response(
                 response.status, response.body, self.options.robots_token
@@ -431,7 +505,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         if rules.policy == "disallow-all":
             # RFC 9309 §2.3.1.4: an unreachable robots.txt (5xx) means complete disallow,
             # for now: it is asked again once later in the run.
-            if self._retry_robots_later(site, response.url, pages, f"HTTP {response.status}"):
+            why = f"HTTP {response.status}"
+            if self._retry_robots_later(site, site.root + "robots.txt", pages, why):
                 return
             site.stop_reason = "robots_unavailable"
             message = (
@@ -885,7 +960,12 @@ class SiteSpider(SitemapDiscovery, Spider):
                 kept: deque[Any] = deque()
                 for request in waiting:
                     meta = request.meta
-                    if meta.get("webmd_kind") == "page" and website in (None, meta["webmd_site"]):
+                    if (
+                        meta.get("webmd_kind") == "page"
+                        and website in (None, meta["webmd_site"])
+                        # a retry of a refused URL goes on to its errback (a blocked row)
+                        and not (reason == "blocked" and meta.get("webmd_refusals"))
+                    ):
                         self._not_fetched(request, reason)
                         count += 1
                     else:
@@ -949,44 +1029,61 @@ class SiteSpider(SitemapDiscovery, Spider):
         site = self.ledger.sites.get(meta.get("webmd_site", ""))
         if site is None or self._stopped(site) is not None:
             return False
-        problem = classify_response(response.status, _content_type(response), response.body)
+        problem = classify_response(
+            response.status, _content_type(response), response.body, _location(response)
+        )
         return problem is None and canonicalize(response.url) not in site.emitted
 
-    async def _extract_elsewhere(self, response: Response) -> PageWork | None:
-        """The page's ``PageWork`` from an extraction process; None (extract here) when
-        no process can take it now (not ready yet, all busy) or its process died, or
-        when its website stopped meanwhile (``site_stopped`` gives up its pages still
-        out, so that the run does not wait for conversions it will throw away)."""
+    async def _extract_elsewhere(self, response: Response) -> Extracted:
+        """The page converted by an extraction process (``ExtractPool.extract``: a page
+        of ``WAIT_FOR_WORKER_BYTES`` or more waits for a worker, starting or busy,
+        instead of being converted here, where a hostile one would hold the event loop
+        for minutes). Returns the ``PageWork``; or None: extract the page here (a small
+        page no worker can take now, no worker left, the page failed in its worker) or,
+        when its website stopped meanwhile, skip it (``site_stopped`` gives up the pages
+        still out, so that the run does not wait for conversions it will throw away);
+        or the exception that ``_parse_page`` turns into what the page gets: an
+        ``ExtractionTimeout`` (an ``extraction-timeout`` row; the page is not converted
+        here either) or ``PoolClosed`` (the run is ending: not written)."""
         pool = self._extract_pool
         assert pool is not None
-        future = pool.submit(response.body, response.url, _charset(response))
-        if future is None:
-            return None
+        # a task of its own, which site_stopped can cancel without touching Scrapy's
+        task = asyncio.ensure_future(pool.extract(response.body, response.url, _charset(response)))
         website = response.meta["webmd_site"]
         out = self._extracting.setdefault(website, set())
-        out.add(future)
+        out.add(task)
         try:
-            return await future
-        except WorkerGone:
-            return None
+            return await task
+        except ExtractionTimeout as exc:
+            self.crawler.stats.inc_value("webmd/extraction_timeouts")
+            return exc
+        except PoolClosed as exc:
+            return exc
         except asyncio.CancelledError:
             site = self.ledger.sites.get(website)
             if site is not None and self._stopped(site) is not None:
                 return None  # given up by site_stopped: _parse_page skips the page
             raise
         finally:
-            out.discard(future)
+            out.discard(task)
 
-    def _parse_page(self, response: Response, work: PageWork | None = None) -> Iterator[Any]:
+    def _parse_page(self, response: Response, work: Extracted = None) -> Iterator[Any]:
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
+        refused = meta.get("webmd_refused")
         stopped = self._stopped(site)
+        if refused and stopped == "blocked" and not self._past_grace():
+            # fetched and refused (429/503): its row, even when this very refusal (or one
+            # before it, in a row) stopped the website; only URLs never asked are not
+            # fetched
+            stopped = None
+        elif stopped is None and isinstance(work, PoolClosed):
+            stopped = self.ledger.stop_reason or "shutdown"  # the run is ending
         if stopped is not None:
             self.ledger.skip(response.url, stopped, site.website)
             return
         common = self._row_context(site, meta)
         content_type = _content_type(response)
-        refused = meta.get("webmd_refused")
         if refused:
             row = self._row(
                 diagnostic_row("blocked", refused, **common, status_code=response.status)
@@ -1002,7 +1099,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         ):
             yield from self._not_modified(site, response, common, key)
             return
-        problem = classify_response(response.status, content_type, response.body)
+        problem = classify_response(
+            response.status, content_type, response.body, _location(response)
+        )
         if problem is not None:
             error_type, message = problem
             if meta.get("webmd_redirect_loop") and 300 <= response.status < 400:
@@ -1019,7 +1118,17 @@ class SiteSpider(SitemapDiscovery, Spider):
         if final in site.emitted:
             self._duplicate(site, meta, key, f"same page as {response.url}")
             return
-        if work is None:
+        if isinstance(work, ExtractionTimeout):
+            # not converted here either: it would hold the event loop as long
+            site.emitted.add(final)  # another URL of this page is not converted again
+            message = f"converting the page took longer than {work.seconds:g} s; it was given up"
+            row = self._row(
+                diagnostic_row("extraction-timeout", message, **common, status_code=response.status)
+            )
+            self._missed(site)
+            yield row
+            return
+        if not isinstance(work, PageWork):
             doc = extract(
                 response.body,
                 response.url,
@@ -1107,9 +1216,13 @@ class SiteSpider(SitemapDiscovery, Spider):
         on the clock too: a callback that held the event loop delays the timer)."""
         if site.stop_reason in HARD_STOPS:
             return site.stop_reason
-        if self._closing or time.monotonic() >= self._deadline + STOP_GRACE_SECS:
+        if self._past_grace():
             return self.ledger.stop_reason or "time_budget"
         return None
+
+    def _past_grace(self) -> bool:
+        """The run is past its time budget's grace: no row is made any more."""
+        return self._closing or time.monotonic() >= self._deadline + STOP_GRACE_SECS
 
     def _duplicate(self, site: SiteState, meta: dict[str, Any], key: str, what: str) -> None:
         """A fetched page is not written: it duplicates a page written (``what``)."""
@@ -1303,6 +1416,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         meta = request.meta
         self._release(meta)
         site = self.ledger.sites[meta["webmd_site"]]
+        if self._refused_before(site, meta):
+            yield from self._refused_retry(site, request)
+            return
         stopped = None if meta.get("webmd_rejected") else self._stopped(site)
         if meta.get("webmd_rejected") or stopped is not None:
             if stopped is not None:
@@ -1315,6 +1431,35 @@ class SiteSpider(SitemapDiscovery, Spider):
             return
         error_type, message = self._classify(failure)
         row = self._row(diagnostic_row(error_type, message, **self._row_context(site, meta)))
+        self._missed(site)
+        yield row
+
+    def _refused_before(self, site: SiteState, meta: dict[str, Any]) -> bool:
+        """A retry of a URL the server refused (429/503), dropped because the website
+        then stopped for refusals (``blocked``): that URL was fetched, and refused."""
+        return (
+            meta.get("webmd_rejected") == "blocked"
+            and bool(meta.get("webmd_refusals"))
+            and site.stop_reason == "blocked"
+            and not self._past_grace()
+        )
+
+    def _refused_retry(self, site: SiteState, request: Request) -> Iterator[Row]:
+        """The ``blocked`` row of a refused URL whose retry was dropped when its website
+        stopped (see ``_refused_before``); whoever dropped it counted it as not fetched,
+        which is taken back."""
+        meta = request.meta
+        self.ledger.unskip(request.url, "blocked")
+        self.crawler.stats.inc_value("webmd/not_fetched/blocked", -1)
+        status = meta.get("webmd_refused_status")
+        message = (
+            f"the server refused this URL (HTTP {status or 'refusal'}) and the website "
+            f"then refused more than {MAX_REFUSALS_PER_SITE} requests in a row: not "
+            "asked again"
+        )
+        row = self._row(
+            diagnostic_row("blocked", message, **self._row_context(site, meta), status_code=status)
+        )
         self._missed(site)
         yield row
 
@@ -1695,6 +1840,19 @@ def _root_of(url: str) -> str:
     return f"{scheme}://{rest.split('/', 1)[0]}/"
 
 
+def _robots_root(website: str, response: Response) -> str:
+    """The website's root, from the answer to its robots.txt: the root of the last URL
+    of the redirect chain that is on the website (``http://a/robots.txt`` redirected to
+    ``https://a/robots.txt``: ``https://a/``). RFC 9309 §2.3.1.2 lets a robots.txt
+    redirect to another website, whose file then gives this website's rules; the
+    website itself, its root and its sitemaps stay on the input's host."""
+    chain = [*response.meta.get("redirect_urls", ()), response.url]
+    for url in reversed(chain):
+        if site_key(url) == website:
+            return _root_of(url)
+    return _root_of(chain[0])
+
+
 def _default_feed_path(output_dir: str, inputs: list[StartInput]) -> Path:
     keys = {site_key(i.url) for i in inputs if i.url}
     name = keys.pop() if len(keys) == 1 else "crawl"
@@ -1705,6 +1863,14 @@ def _default_feed_path(output_dir: str, inputs: list[StartInput]) -> Path:
 
 def _content_type(response: Response) -> str | None:
     value = response.headers.get(b"Content-Type")
+    return value.decode("latin-1") if value else None
+
+
+def _location(response: Response) -> str | None:
+    """The Location header of a 3xx answer (decoded latin-1), else None."""
+    if not 300 <= response.status < 400:
+        return None
+    value = response.headers.get(b"Location")
     return value.decode("latin-1") if value else None
 
 
