@@ -71,6 +71,18 @@ def scrapy_crawl(
     )
 
 
+def write_site(root: Path, files: dict[str, str], routes: dict[str, Any] | None = None) -> Path:
+    """Write a test site under ``root``: ``files`` (relative path -> text) and, when given,
+    ``routes`` as the SiteServer's ``_routes.json`` (status, headers, delays per path)."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    if routes:
+        (root / "_routes.json").write_text(json.dumps(routes), encoding="utf-8")
+    return root
+
+
 def prose_page(title: str, *links: str) -> str:
     """A small HTML page with enough prose to be a page row, linking ``links``."""
     prose = " ".join(f"{title} holds sentence number {i} of its own text." for i in range(8))

@@ -3,7 +3,6 @@ redirects that leave scope, robots failures, depth races."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from webmd_spider.demo.server import SiteServer
 
 from .crawling import by_type, crawl, summary_of
+from .crawling import write_site as build
 
 WORDS = " ".join(f"w{i}" for i in range(40))
 Serve = Callable[[Path], SiteServer]
@@ -22,16 +22,6 @@ Serve = Callable[[Path], SiteServer]
 def page(*links: str) -> str:
     anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
     return f"<html><body><p>{WORDS}</p>{anchors}</body></html>"
-
-
-def build(root: Path, files: dict[str, str], routes: dict[str, Any] | None = None) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    if routes:
-        (root / "_routes.json").write_text(json.dumps(routes), encoding="utf-8")
-    return root
 
 
 def urlset(*locs: str) -> str:

@@ -10,7 +10,6 @@ generated (hubs, mazes) use :class:`ScenarioServer`, a handler function on a
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -27,6 +26,7 @@ from webmd_spider.demo.server import SiteServer
 from webmd_spider.spiders.site import QUEUE_FACTOR
 
 from .crawling import by_type, crawl, crawl_with_stats, page_urls, summary_of
+from .crawling import write_site as write
 
 Serve = Callable[[Path], SiteServer]
 Answer = tuple[int, dict[str, str], str]
@@ -109,16 +109,6 @@ def scenario() -> Iterator[Callable[[Callable[[str], Answer]], ScenarioServer]]:
     yield start
     for server in servers:
         server.stop()
-
-
-def write(root: Path, files: dict[str, str], routes: dict[str, Any] | None = None) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    if routes:
-        (root / "_routes.json").write_text(json.dumps(routes), encoding="utf-8")
-    return root
 
 
 def reasons(tmp_path: Path) -> dict[str, str]:

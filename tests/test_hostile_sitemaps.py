@@ -13,7 +13,6 @@ unit tests of the lazy :class:`webmd_spider.sitemaps.SitemapReader`:
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable
@@ -37,19 +36,10 @@ from webmd_spider.sitemaps import (
 from webmd_spider.spiders.sitemap_discovery import MAX_SITEMAP_FILES, SITEMAP_WINDOW
 
 from .crawling import by_type, crawl, prose_page, summary_of
+from .crawling import write_site as build
 
 Serve = Callable[[Path], SiteServer]
 SM_NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-
-
-def build(root: Path, files: dict[str, str], routes: dict[str, Any] | None = None) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    if routes:
-        (root / "_routes.json").write_text(json.dumps(routes), encoding="utf-8")
-    return root
 
 
 def urlset(*locs: str) -> str:
