@@ -12,6 +12,7 @@ from typing import Any
 from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import Settings
 
+from webmd_spider.demo.server import SiteServer
 from webmd_spider.spiders.site import SiteSpider
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,6 +84,12 @@ def write_site(root: Path, files: dict[str, str], routes: dict[str, Any] | None 
     return root
 
 
+def urlset(*locs: str) -> str:
+    """A sitemap (``urlset``) listing ``locs``."""
+    body = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
+    return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
+
+
 def prose_page(title: str, *links: str) -> str:
     """A small HTML page with enough prose to be a page row, linking ``links``."""
     prose = " ".join(f"{title} holds sentence number {i} of its own text." for i in range(8))
@@ -101,6 +108,11 @@ def page_urls(rows: list[dict[str, Any]]) -> list[str]:
 def by_type(rows: list[dict[str, Any]], row_type: str) -> list[dict[str, Any]]:
     """Rows of one row_type."""
     return [r for r in rows if r["row_type"] == row_type]
+
+
+def page_paths(server: SiteServer, rows: list[dict[str, Any]]) -> list[str]:
+    """The paths (below ``server``'s base URL) of the page rows, sorted."""
+    return sorted(r["url"].removeprefix(server.base_url) for r in by_type(rows, "page"))
 
 
 async def crawl_with_stats(

@@ -12,7 +12,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
 
-from .crawling import by_type, crawl, summary_of
+from .crawling import by_type, crawl, summary_of, urlset
 from .crawling import write_site as build
 
 WORDS = " ".join(f"w{i}" for i in range(40))
@@ -22,11 +22,6 @@ Serve = Callable[[Path], SiteServer]
 def page(*links: str) -> str:
     anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
     return f"<html><body><p>{WORDS}</p>{anchors}</body></html>"
-
-
-def urlset(*locs: str) -> str:
-    body = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
-    return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
 
 
 def index(*locs: str) -> str:

@@ -11,7 +11,6 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
@@ -19,7 +18,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from webmd_spider.demo.server import SiteServer
 from webmd_spider.robots import MAX_SITEMAP_URL_CHARS, RobotsRules, sitemap_url
 
-from .crawling import by_type, crawl, prose_page, summary_of
+from .crawling import by_type, crawl, page_paths, prose_page, summary_of, urlset, write_site
 
 Serve = Callable[[Path], SiteServer]
 ROBOTS_URL = "https://example.com/robots.txt"
@@ -108,20 +107,7 @@ def small_site(root: Path, robots: str, extra: dict[str, str] | None = None) -> 
         "robots.txt": robots,
         **(extra or {}),
     }
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
-def urlset(*locs: str) -> str:
-    body = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
-    return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
-
-
-def page_paths(server: SiteServer, rows: list[dict[str, Any]]) -> list[str]:
-    return sorted(r["url"].removeprefix(server.base_url) for r in by_type(rows, "page"))
+    return write_site(root, files)
 
 
 @pytest.mark.parametrize(

@@ -35,24 +35,16 @@ from webmd_spider.sitemaps import (
 )
 from webmd_spider.spiders.sitemap_discovery import MAX_SITEMAP_FILES, SITEMAP_WINDOW
 
-from .crawling import by_type, crawl, prose_page, summary_of
+from .crawling import by_type, crawl, page_paths, prose_page, summary_of, urlset
 from .crawling import write_site as build
 
 Serve = Callable[[Path], SiteServer]
 SM_NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
-def urlset(*locs: str) -> str:
-    return f"<urlset {SM_NS}>" + "".join(f"<url><loc>{u}</loc></url>" for u in locs) + "</urlset>"
-
-
 def index(*locs: str) -> str:
     body = "".join(f"<sitemap><loc>{u}</loc></sitemap>" for u in locs)
     return f"<sitemapindex {SM_NS}>{body}</sitemapindex>"
-
-
-def page_paths(server: SiteServer, rows: list[dict[str, Any]]) -> list[str]:
-    return sorted(r["url"].removeprefix(server.base_url) for r in by_type(rows, "page"))
 
 
 def paths_asked(server: SiteServer) -> list[str]:

@@ -162,21 +162,20 @@ def _is_heading_anchor(element: Element, ident: str) -> bool:
     text, not a region of the page. Loose match: a duplicate's number ("footer-1") or
     a heading's section number ("2.3 Footer") is ignored."""
     if element.tag in v.HEADING_TAGS:
-        heading: Element | None = element
+        heading: Element = element
     elif _is_section(element):
         # a chrome box may be titled by its role ("<div id="footer"><h3>Footer</h3>",
         # "<section id="newsletter"><h2>Newsletter</h2>"): only a section of a tree of
         # sections, or one whose heading links to it (a permalink), is so judged
-        heading = _first_heading(element)
-        if heading is None:
+        first = _first_heading(element)
+        if first is None:
             return False
+        heading = first
         parent = element.getparent()
         nested = parent is not None and _is_section(parent) and bool(parent.get("id"))
         if not nested and not _links_to(heading, ident):
             return False
     else:
-        return False
-    if heading is None:
         return False
     key = _slug_key(ident)
     text = _slug_key(heading.text_content())
@@ -409,10 +408,7 @@ class Cleaner:
         if parent is None:
             return
         if self.stats.chars(element) > 0:
-            previous = element.getprevious()
-            while previous is not None and not isinstance(previous.tag, str):
-                previous = previous.getprevious()  # a comment node
-            self._scars.append((previous, parent))
+            self._scars.append((_element_before(element), parent))
         element.drop_tree()
 
     def _scan(
@@ -565,9 +561,7 @@ class Cleaner:
         the site's promotion ("Related posts", "Popular", "Tags": `RELATED_HEADINGS`,
         `TAG_LIST_LABELS`) and the links stay on the site, or asks to share or follow
         (`SOCIAL_HEADINGS`); a table of contents (links into the page) is not kept."""
-        previous = element.getprevious()
-        while previous is not None and not isinstance(previous.tag, str):
-            previous = previous.getprevious()
+        previous = _element_before(element)
         if previous is None or previous.tag not in v.HEADING_TAGS:
             return False
         parent = element.getparent()
@@ -1240,13 +1234,16 @@ def _link_text(link: Element) -> str:
     return _SPACES.sub(" ", raw).strip()
 
 
+def _element_before(node: Element) -> Element | None:
+    """The element sibling before `node`, skipping comments and processing instructions."""
+    return next(node.itersiblings(etree.Element, preceding=True), None)
+
+
 def _previous_element(node: Element, root: Element) -> Element | None:
     """The element before `node` in its parent, or before the parent when it opens it
     (up to `root`, exclusive)."""
     while node is not root:
-        previous = node.getprevious()
-        while previous is not None and not isinstance(previous.tag, str):
-            previous = previous.getprevious()
+        previous = _element_before(node)
         if previous is not None:
             return previous
         parent = node.getparent()
@@ -1258,10 +1255,12 @@ def _previous_element(node: Element, root: Element) -> Element | None:
 
 def _has_media(element: Element) -> bool:
     """An image with alt text, a table, a video... (`ORPHAN_CONTENT_TAGS`) in `element`."""
-    for node in element.iter(*v.ORPHAN_CONTENT_TAGS):
-        if node.tag != "img" or (node.get("alt") or "").strip():
-            return True
-    return False
+    return any(_is_media(node) for node in element.iter(*v.ORPHAN_CONTENT_TAGS))
+
+
+def _is_media(node: Element) -> bool:
+    """`node` (of `ORPHAN_CONTENT_TAGS`) is content: anything but an image without alt."""
+    return node.tag != "img" or bool((node.get("alt") or "").strip())
 
 
 def _first_content(element: Element) -> Element | None:
@@ -1274,7 +1273,7 @@ def _first_content(element: Element) -> Element | None:
             return node
         if node is not element and node.tail and node.tail.strip():
             return node  # (the element's own tail is after it: the caller's to read)
-        if tag in v.ORPHAN_CONTENT_TAGS and (tag != "img" or (node.get("alt") or "").strip()):
+        if tag in v.ORPHAN_CONTENT_TAGS and _is_media(node):
             return node
     return None
 

@@ -231,7 +231,7 @@ def _page_wrappers(
         if chars < least:
             continue
         if total < 0:
-            total = visible_chars(_body(root))
+            total = visible_chars(body_of(root))
         measured += chars
         if measured > total:
             return _page_wrappers_by_walk(root, hidden)
@@ -252,7 +252,7 @@ def _page_wrappers_by_walk(
     wanted = set(hidden)
     starts: dict[lxml.html.HtmlElement, int] = {}
     chars: dict[lxml.html.HtmlElement, int] = {}
-    body = _body(root)
+    body = body_of(root)
     seen = 0
     for event, element in etree.iterwalk(body, events=("start", "end")):
         if event == "start":
@@ -268,9 +268,14 @@ def _page_wrappers_by_walk(
     return {e for e, n in chars.items() if n >= least and n > share}
 
 
-def _body(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
-    body = root.find("body")
-    return body if body is not None else root
+def body_of(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """The page's `<body>` (root selection shares this), else `root` itself."""
+    if root.tag == "html":
+        # `find("body")`, without ElementPath's Python-level path parsing
+        body = next(root.iterchildren("body"), None)
+        if body is not None:
+            return body
+    return root
 
 
 def _normalized_length(text: str | None) -> int:

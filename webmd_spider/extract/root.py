@@ -37,7 +37,7 @@ from webmd_spider.extract.boilerplate import (
     survey,
     visually_hidden,
 )
-from webmd_spider.extract.clean import visible_chars
+from webmd_spider.extract.clean import body_of, visible_chars
 from webmd_spider.extract.stats import Element, TextStats, measure
 
 _SPACES = re.compile(r"\s+")
@@ -93,7 +93,7 @@ def select_content(
     page's URL, when known: it tells the links that leave the site (without it,
     the page's canonical and navigation do).
     """
-    body = _body(root)
+    body = body_of(root)
     if page_text_chars is None:
         page_text_chars = visible_chars(body)
     stats = measure(body)
@@ -111,15 +111,6 @@ def select_content(
         proxies=stats.elements,
         tab_labels=found.tab_labels,
     )
-
-
-def _body(root: Element) -> Element:
-    if root.tag == "html":
-        # `find("body")`, without ElementPath's Python-level path parsing
-        body = next(root.iterchildren("body"), None)
-        if body is not None:
-            return body
-    return root
 
 
 def _normalized(text: str) -> str:

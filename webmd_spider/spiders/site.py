@@ -113,7 +113,7 @@ from webmd_spider.spiders.incremental_state import (
     state_name,
     validators_of,
 )
-from webmd_spider.spiders.sitemap_discovery import SitemapDiscovery
+from webmd_spider.spiders.sitemap_discovery import ROBOTS_MAX_REDIRECTS, SitemapDiscovery
 from webmd_spider.state_store import PageState, StateStoreError
 from webmd_spider.traps import TrapDetector, TrapPolicy
 from webmd_spider.urls import (
@@ -137,7 +137,6 @@ INTERSTITIAL_MAX_WORDS = 200
 #: After the time budget, downloads in flight get this long before the spider writes its
 #: site rows and closes (the run must end within seconds of its budget).
 STOP_GRACE_SECS = 3.0
-ROBOTS_MAX_REDIRECTS = 5
 #: A robots.txt retry is only worth it when the site then still has this long to crawl.
 ROBOTS_RETRY_MARGIN_SECS = 10.0
 #: Known pages (incremental state) queue behind every newly discovered page: re-checks

@@ -52,6 +52,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from webmd_spider.ledger import RunLedger, SiteState
+from webmd_spider.page_rows import FOLLOWED_REDIRECTS
 from webmd_spider.robots import RobotsRules, sitemap_url
 from webmd_spider.sitemaps import (
     MAX_SITEMAP_BYTES,
@@ -78,7 +79,6 @@ PRIORITY_SITEMAP = 500
 SITEMAP_WINDOW = 2
 #: Redirects followed from one sitemap URL (as many as for robots.txt, RFC 9309 §2.3.1.2).
 MAX_SITEMAP_REDIRECTS = 5
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 #: RFC 9309 §2.3.1.2: follow at least five consecutive redirects for a robots.txt.
 ROBOTS_MAX_REDIRECTS = 5
 #: How many unusable ``Sitemap:`` values one warning quotes.
@@ -283,7 +283,7 @@ class SitemapDiscovery:
         # the file counts as in flight until it is read (no premature fallback).
         try:
             location = response.headers.get(b"Location")
-            if response.status in REDIRECT_STATUSES and location:
+            if response.status in FOLLOWED_REDIRECTS and location:
                 yield from self._sitemap_redirect(site, response, location.decode("latin-1"))
             elif response.status == 200:
                 stop = self._sitemap_stop(site)
@@ -333,13 +333,13 @@ class SitemapDiscovery:
                 yield from self._queue_sitemap(site, _Sitemap(entry.loc, level))
             if site.sitemap_files >= MAX_SITEMAP_FILES:
                 # no further child can be fetched: stop reading, count the rest
-                unread = reader.unread()
-                if unread:
-                    self.ledger.rejected_counts["sitemap_file_limit"] += unread
-                    self._warn(
-                        f"sitemap index {response.url}: the limit of {MAX_SITEMAP_FILES} "
-                        f"sitemap files is reached; about {unread:,} more entries not read"
-                    )
+                self._count_unread(
+                    reader,
+                    self.ledger.rejected_counts,
+                    "sitemap_file_limit",
+                    f"sitemap index {response.url}: the limit of {MAX_SITEMAP_FILES} "
+                    "sitemap files is reached",
+                )
                 return
 
     def _sitemap_pages(self, site: SiteState, reader: SitemapReader, url: str) -> Iterator[Any]:
@@ -360,14 +360,23 @@ class SitemapDiscovery:
                     site.lastmod[canonicalize(entry.loc)] = entry.lastmod
             yield from requests
             if site.sitemap_url_count >= limit:
-                unread = reader.unread()
-                if unread:
-                    self.ledger.not_fetched_counts["max_sitemap_urls"] += unread
-                    self._warn(
-                        f"sitemap {url}: max_sitemap_urls ({limit:,}) reached; about "
-                        f"{unread:,} more entries not read"
-                    )
+                self._count_unread(
+                    reader,
+                    self.ledger.not_fetched_counts,
+                    "max_sitemap_urls",
+                    f"sitemap {url}: max_sitemap_urls ({limit:,}) reached",
+                )
                 return
+
+    def _count_unread(
+        self, reader: SitemapReader, counts: dict[str, int], key: str, why: str
+    ) -> None:
+        """A file no longer read: its entries left count under ``counts[key]``, with a
+        warning that says ``why``."""
+        unread = reader.unread()
+        if unread:
+            counts[key] += unread
+            self._warn(f"{why}; about {unread:,} more entries not read")
 
     def _sitemap_redirect(
         self, site: SiteState, response: Response, location: str
