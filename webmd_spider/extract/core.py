@@ -15,11 +15,13 @@ from __future__ import annotations
 from lxml import etree
 
 from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
-from webmd_spider.extract.document import Document, ExtractOptions
+from webmd_spider.extract.document import Document, ExtractOptions, Heading
+from webmd_spider.extract.inline import escape_line_start, escape_text
 from webmd_spider.extract.languages import guess_language
 from webmd_spider.extract.markdown import render
 from webmd_spider.extract.metadata import apply_metadata, effective_base, page_tags
 from webmd_spider.extract.parse import parse_html
+from webmd_spider.extract.periphery import trim_periphery
 from webmd_spider.extract.root import select_content
 from webmd_spider.urls import site_key
 
@@ -58,6 +60,12 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     remove_never_content(root, keep_frames=opts.keep_frames)
     site = site_key(url)
     selection = select_content(root, site=site)
+    trimmed = trim_periphery(
+        selection.root,
+        selection.h1,
+        description=doc.description,
+        keep_captions=opts.keep_captions,
+    )
     rendered = render(
         selection.root,
         base_url=base,
@@ -67,10 +75,19 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         max_chars=opts.max_chars,
         tab_labels=selection.tab_labels,
     )
-    doc.markdown = rendered.markdown
+    # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
+    # `markdown` is the document: the title as its one `#` heading, then the body, so
+    # that every chunk's heading path starts at the page title.
+    title = trimmed.title or doc.title  # the heading the page shows, else its metadata
     doc.text = rendered.text
-    doc.truncated = rendered.truncated
     doc.headings = rendered.headings
+    if title:
+        heading = "# " + escape_line_start(escape_text(title))
+        doc.markdown = heading + "\n\n" + rendered.markdown if rendered.markdown else heading
+        doc.headings = [Heading(level=1, text=title), *rendered.headings]
+    else:
+        doc.markdown = rendered.markdown
+    doc.truncated = rendered.truncated
     doc.links = rendered.links
     doc.images = rendered.images
     doc.tables = rendered.tables

@@ -19,6 +19,10 @@ class ExtractOptions:
     include_html: bool = False  # Document.html = serialized HTML of the content region
     max_chars: int = 0
     keep_frames: bool = False  # 0 = no limit; else cut Markdown at a block boundary
+    #: keep image captions and photo credits in `markdown` and `text` (by default a
+    #: news photo's caption and credit are not the body; a document's "Figure 3.1"
+    #: caption always is)
+    keep_captions: bool = False
 
 
 @dataclass(slots=True)

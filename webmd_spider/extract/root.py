@@ -57,6 +57,8 @@ class Selection:
     proxies: list[Element] = field(default_factory=list)
     #: whether some element of the page carries a tab label (`clean.TAB_LABEL_ATTR`)
     tab_labels: bool = True
+    #: the page's title heading (`_page_h1`), wherever it is
+    h1: lxml.html.HtmlElement | None = None
 
 
 def _container_index() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
@@ -110,6 +112,7 @@ def select_content(
         boilerplate_ratio=round(min(1.0, max(0.0, ratio)), 3),
         proxies=stats.elements,
         tab_labels=found.tab_labels,
+        h1=h1,
     )
 
 

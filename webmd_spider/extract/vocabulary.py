@@ -572,3 +572,147 @@ EDIT_LINK_MAX_CHARS = 40
 PERMALINK_MAX_CHARS = 10
 #: A UI-word block inside one of these (a heading's, a table cell's words) stays.
 UI_STOP_TAGS = frozenset({*HEADING_TAGS, "td", "th", "tr", "table", "caption", "summary"})
+
+# --- periphery.py: the chrome around the text (issue 14) -----------------------------
+# Multilingual on purpose: the pages we are judged on are in many languages, and these
+# labels are the words a site uses to title a block, not one site's class names.
+
+#: A block at most this long before the text's first paragraph, with no sentence end,
+#: is part of the title block (kicker, date line, byline, category).
+TITLE_BLOCK_MAX_CHARS = 150
+#: A deck / standfirst before the first paragraph: at most this long.
+DECK_MAX_CHARS = 400
+#: A block equal to the meta description is a deck when at most this long (a longer
+#: one is the text's lead paragraph, which the description quotes).
+DECK_BY_DESCRIPTION_MAX_CHARS = 250
+#: The title-block pass only runs when at most this much text precedes the first
+#: paragraph (a listing or product page has no title block of that shape).
+TITLE_BLOCK_MAX_BEFORE = 1200
+#: Class / id words of title-block parts other than the title itself.
+TITLE_BLOCK_WORDS = frozenset(
+    {
+        *("kicker", "eyebrow", "overline", "topline", "strapline", "rubric", "dateline"),
+        *("deck", "dek", "standfirst", "subheadline", "subtitle", "subhead", "byline"),
+        *("category", "categories", "date", "time", "pubdate", "published", "author"),
+        *("meta", "postmeta", "entrymeta", "info", "label", "tag", "breadcrumb"),
+    }
+)  # fmt: skip
+#: A byline line: "By Jane Doe", "Von Sina Giebel", "Par ...", "Por ...".
+BYLINE_LINE = re.compile(
+    r"^\s*(?:by|von|par|por|di|door|av|de|przez|autor(?:in)?:?|written\s+by|posted\s+by)\s+\S",
+    re.IGNORECASE,
+)
+#: A line that is a date or a time, with little else ("April 21, 2022", "27.01.2022",
+#: "2022-05-02 10:32", "31. Mai", "Published: 3 days ago").
+DATE_LINE = re.compile(
+    r"\b(?:\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|\d{1,2}:\d{2}|(?:19|20)\d{2}"
+    r"|\d{1,2}\.?\s+[A-Za-zÀ-ÿ]{3,}|[A-Za-zÀ-ÿ]{3,}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?)\b"
+)
+
+#: Headings and labels that open a comment thread: "34 responses to ...", "Comments",
+#: "Leave a reply", "Kommentare", "Vos réactions".
+COMMENT_HEADINGS = re.compile(
+    r"^\s*(?:comments|kommentare|leserkommentare|commentaires|comentarios|comentários|commenti"
+    r"|komentarze|reacties|reaktionen|vos\s+réactions|réactions|deine\s+meinung|ihre\s+meinung"
+    r"|hier\s+ist\s+ihre\s+meinung\s+gefragt|join\s+the\s+discussion"
+    r"|leave\s+a\s+(?:reply|comment)|post\s+a\s+comment|add\s+a\s+comment|write\s+a\s+comment"
+    r"|schreibe\s+einen\s+kommentar|kommentar\s+(?:schreiben|verfassen|hinterlassen)"
+    r"|laisser\s+un\s+commentaire|deja\s+un\s+comentario|deixe\s+um\s+comentário"
+    r"|\d+\s+(?:comments?|responses?|replies|reactions?|thoughts?|kommentare?|commentaires?"
+    r"|comentarios?|komentarz[ey]?)\b.*"
+    r"|(?:responses?|replies|thoughts?)\s+(?:on|to)\s+\S.*)\s*[:.!?]?\s*(?:\(\d+\))?\s*$",
+    re.IGNORECASE,
+)
+#: A comment thread goes only after an article: this much prose must come before it.
+COMMENTS_MIN_PROSE_BEFORE = 400
+
+#: Labels of related / more-stories blocks in many languages (whole heading or label).
+MORE_HEADINGS = re.compile(
+    r"^\s*(?:related|more|latest|recent|recommended|popular|trending|similar"
+    r"|read\s+(?:more|next|also)|see\s+more|also\s+read|you\s+(?:may|might)|don'?t\s+miss"
+    r"|verwandte|weitere|mehr|neueste|letzte|aktuelle|ähnliche|beliebte|empfohlen|lesen\s+sie"
+    r"|das\s+könnte|dies\s+könnte|auch\s+interessant|zum\s+thema|passend"
+    r"|à\s+lire|a\s+lire|lire\s+aussi|voir\s+aussi|sur\s+le\s+même|plus\s+de|les\s+plus|dans\s+la\s+même"
+    r"|lee\s+también|leer\s+más|ver\s+también|más\s+(?:noticias|de|leídas)|te\s+puede|noticias\s+relacionadas"
+    r"|leia\s+(?:também|mais)|veja\s+(?:também|mais)|saiba\s+mais|mais\s+(?:lidas|notícias)"
+    r"|zobacz\s+(?:też|także|również)|czytaj\s+(?:też|także|więcej)|polecane|najnowsze"
+    r"|leggi\s+anche|potrebbe\s+interessarti|altri\s+articoli|lees\s+ook|meer\s+nieuws"
+    r")\b.{0,60}$",
+    re.IGNORECASE,
+)
+RELATED_LABEL_MAX_CHARS = 70
+#: An inline "Related:" paragraph: a label, a colon, then (mostly) a link.
+RELATED_INLINE = re.compile(
+    r"^\s*(?:related|read\s+(?:more|also|next)|also\s+read|more|mire|lee\s+también"
+    r"|puedes\s+ver|ver\s+también|leia\s+também|veja\s+também|lesen\s+sie\s+auch|mehr\s+zum\s+thema"
+    r"|auch\s+interessant|siehe\s+auch|à\s+lire\s+aussi|a\s+lire\s+aussi|lire\s+aussi|voir\s+aussi"
+    r"|zobacz\s+(?:też|także|również)|czytaj\s+(?:też|także|więcej)|leggi\s+anche|informate\s+más"
+    r")\b\s*(?:[:\-–—>»|]|\s+w\b)",
+    re.IGNORECASE,
+)
+RELATED_INLINE_MAX_CHARS = 300
+#: A block after the text's last paragraph with this share of link text is chrome.
+TAIL_LINK_SHARE = 0.6
+#: A short block after the text's last paragraph with no sentence end: a label, a
+#: button ("Zurück", "Share this page"), a contact line left without its block.
+TAIL_LABEL_MAX_CHARS = 40
+
+#: Prompts that are never the article: newsletter, subscribe, donate, follow, paywall.
+PROMPT_TEXT = re.compile(
+    r"\b(?:newsletter|subscribe|subscription|subscriber|sign\s+up|signup|donat(?:e|ion)"
+    r"|support\s+(?:us|our)|become\s+a\s+(?:member|patron)|follow\s+(?:us|the)|join\s+our"
+    r"|download\s+(?:the|our)\s+app|abonnier|abonnement|abonnez|abónate|suscr[ií]b|assine"
+    r"|unterstütze|spenden?|jetzt\s+(?:bestellen|registrieren|abonnieren)|registrieren\s+und"
+    r"|folgen\s+sie|folge\s+uns|síguenos|suivez-nous|nos\s+siga|telegram|whatsapp"
+    r"|to\s+view\s+the\s+full\s+story|for\s+the\s+full\s+story|already\s+a\s+subscriber"
+    r"|log\s+in\s+for|akismet)\b",
+    re.IGNORECASE,
+)
+PROMPT_MAX_CHARS = 300
+
+#: Caption and credit elements by class / id word (figcaption by its tag).
+CAPTION_WORDS = frozenset(
+    {
+        *("caption", "captions", "figcaption", "credit", "credits", "copyright", "legend"),
+        *("photocredit", "imagecredit", "bildunterschrift", "bildnachweis", "fotocredit"),
+        *("cutline", "subtitle", "desc", "description", "source", "attribution"),
+    }
+)  # fmt: skip
+#: ... judged as captions only when these are all the words that are not qualifiers
+CAPTION_CONTEXT_WORDS = frozenset(
+    {
+        *("image", "img", "photo", "picture", "pic", "media", "figure", "fig", "bild", "foto"),
+        *("gallery", "slide", "slideshow", "carousel", "video", "hero", "featured", "lead"),
+        *("wp", "text", "metadata", "title", "note", "main", "article", "post", "entry"),
+    }
+)  # fmt: skip
+#: Caption words that mean a caption on their own, with no image word beside them.
+CAPTION_STRONG_WORDS = frozenset(
+    {"caption", "figcaption", "credit", "credits", "photocredit", "imagecredit", "cutline"}
+    | {"bildunterschrift", "bildnachweis", "fotocredit", "copyright"}
+)
+CAPTION_MAX_CHARS = 400
+#: A caption that labels a figure of a document ("Figure 3.1 ...", "Table 2: ...") is
+#: the document's own text.
+DOC_CAPTION = re.compile(
+    r"^\s*(?:figure|fig\.|table|listing|example|diagram|chart|abbildung|abb\.|tabelle"
+    r"|tableau|tabla|rysunek|schema)\s*[\dIVXivx]+",
+    re.IGNORECASE,
+)
+#: A credit line: "Photo: ...", "Foto: ÖTZ", "(crédito: ...)", "Image: Getty Images",
+#: "© 2020 ...", "... /Getty Images", "Shutterstock".
+CREDIT_LINE = re.compile(
+    r"^\s*[(\[]?\s*(?:photos?|fotos?|images?|bild(?:er)?|credits?|crédito|crédit|picture|pic"
+    r"|quelle|fuente|źródło|zdjęcie|fot\.|illustration|grafik|video)\s*(?:\([^)]*\)\s*)?[:©|]"
+    r"|©|\(c\)\s|/\s*(?:getty|afp|reuters|ap|dpa|epa|shutterstock|istock|picture\s+alliance)"
+    r"|\b(?:getty\s+images|shutterstock(?:\.com)?|istockphoto|imago\s+images|picture\s+alliance)\b",
+    re.IGNORECASE,
+)
+CREDIT_LINE_MAX_CHARS = 120
+#: An author box: class / id words (with "author": one of the second set).
+AUTHOR_BOX_WORDS = frozenset({"bio", "biography", "authorbio", "aboutauthor", "authorbox"})
+AUTHOR_BOX_PAIR = frozenset({"box", "about", "bio", "info", "description", "desc", "card"})
+AUTHOR_BOX_MAX_CHARS = 1200
+#: Ticker and breaking-news bars, print-only copies, off-screen duplicates.
+TICKER_WORDS = frozenset({"ticker", "breaking", "newsticker", "marquee", "printonly"})
+TICKER_MAX_CHARS = 600

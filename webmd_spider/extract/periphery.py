@@ -1,0 +1,529 @@
+"""Cut the chrome *around* the text out of a cleaned content root, in place.
+
+`boilerplate.py` judges blocks by their names and guards anything that holds much of
+the root. What is left around the article is judged here by its **position relative
+to the text** (before its first prose paragraph, after its last), its link density,
+the heading or label it sits under, its microdata, and names only as one signal
+among them. This pass is not bound by boilerplate's "holds half of the root" guard: a
+comment thread longer than a short article is still a comment thread.
+
+The passes, each over elements measured once (`stats.measure`):
+
+1. captions and credits: ``<figcaption>`` and caption / credit / copyright boxes
+   beside an image, and credit lines ("Photo: ...", "... /Getty Images", "©");
+   a caption that labels a document's figure ("Figure 3.1", "Table 2") stays, and so
+   does a table's ``<caption>``; ``keep_captions`` keeps them all;
+2. sections under a comment heading ("34 responses to ...", "Kommentare") or a
+   comment-named container, once an article's prose came before them; sections
+   under a "Related" / "More from" / "Lesen Sie auch" label when they are mostly
+   links; inline "Related: <link>" paragraphs;
+3. author boxes, ticker bars, and newsletter / subscribe / donate / paywall prompts;
+4. the tail: link-dense blocks after the text's last paragraph (tag clouds, rails,
+   "most read", pagers), then the labels and headings left dangling at the end;
+5. the title block: the page's ``<h1>`` and, before the first paragraph, the
+   kicker, deck (the meta description, or a deck-named block), byline and date
+   lines. They are fields of the Document (`title`, `description`, `author`,
+   `published_at`); the caller puts ``# {title}`` at the head of the Markdown.
+
+Never removed: the root, the ``<h1>``'s ancestors, ``itemprop=articleBody``, data
+tables, code, and a thread that is the page (no article prose before it).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from dataclasses import dataclass
+
+from lxml import etree
+
+from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.boilerplate import (
+    COMMENTS,
+    _host_of_site,
+    _link_host,
+    class_words,
+    element_verdict,
+)
+from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, Element, TextStats, ends_sentence, measure
+
+_MEDIA_OR_DATA = ("img", "picture", "figure", "video", "svg", "iframe", "pre", "table", "code")
+_LISTS = ("ul", "ol", "dl", "blockquote")
+_NEVER_JUDGED = frozenset({"pre", "code", "table", "tr", "td", "th", "tbody", "thead", "caption"})
+_CREDIT_TAGS = frozenset({"p", "div", "small", "cite", "span", "figcaption", "em", "i", "font"})
+_LABEL_TAGS = frozenset({"p", "div", "span", "strong", "b", "header", "section"})
+_ITEM_TAGS = frozenset({"li", "dd", "dt", "tr", "td", "th", "tbody", "thead", "tfoot"})
+_HEADING_RANK = {f"h{n}": n for n in range(1, 7)}
+_INLINE_PARENTS = frozenset({"p", "a", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+@dataclass(slots=True)
+class Trimmed:
+    """What `trim_periphery` took out that the Document keeps as fields."""
+
+    #: the text of the title heading removed from the root, if one was
+    title: str | None = None
+
+
+def _text(element: Element) -> str:
+    return " ".join(element.text_content().split())
+
+
+class _Trimmer:
+    def __init__(
+        self,
+        root: Element,
+        h1: Element | None,
+        description: str | None,
+        keep_captions: bool,
+        site: str | None,
+    ) -> None:
+        self.root = root
+        self.site = _host_of_site(site).removeprefix("www.") if site else None
+        self.h1 = h1 if h1 is not None and _under(h1, root) else None
+        self.stats: TextStats = measure(root)
+        self.of = self.stats.of
+        self.description = " ".join((description or "").split()).lower()
+        self.keep_captions = keep_captions
+        self.protected: set[Element] = set()
+        if self.h1 is not None:
+            self.protected.add(self.h1)
+            self.protected.update(self.h1.iterancestors())
+        for body in root.iter(etree.Element):
+            if (body.get("itemprop") or "").lower() == "articlebody":
+                self.protected.add(body)
+                self.protected.update(body.iterancestors())
+        self.order = {el: i for i, el in enumerate(self.stats.elements)}
+        self.h1_at = -1  # document position of the title heading, when there is one
+        self.title_box: Element | None = None  # the title heading's parent
+        paragraphs = self.stats.paragraphs
+        self.para_index = [self.order[p] for p, _ in paragraphs]
+        self.para_prose = list(itertools.accumulate(n for _, n in paragraphs))
+        self.total_prose = self.para_prose[-1] if self.para_prose else 0
+
+    # ------------------------------------------------------------------ helpers
+
+    def chars(self, element: Element) -> int:
+        s = self.of.get(element)
+        return s[CHARS] if s else 0
+
+    def link_share(self, element: Element) -> float:
+        s = self.of.get(element)
+        return s[LINK_CHARS] / s[CHARS] if s and s[CHARS] else 0.0
+
+    def prose_before(self, element: Element) -> int:
+        """Prose of the paragraphs that open before `element` in document order."""
+        at = bisect.bisect_left(self.para_index, self.order.get(element, 0))
+        return self.para_prose[at - 1] if at else 0
+
+    def drop(self, element: Element, why: str) -> bool:
+        """Remove `element` (its tail text stays) unless protected; `why` names the
+        rule (read by the debugging tools in bench/)."""
+        if element in self.protected or element is self.root or element.getparent() is None:
+            return False
+        if not _under(element, self.root):
+            return False  # went with an outer box already
+        element.drop_tree()
+        return True
+
+    # ------------------------------------------------------------------ passes
+
+    def run(self) -> Trimmed:
+        self._captions_and_boxes()
+        self._sections()
+        self._tail()
+        return self._title_block()
+
+    def _captions_and_boxes(self) -> None:
+        """Pass 1 and 3: captions, credit lines, author boxes, tickers, prompts."""
+        drops: list[Element] = []
+        if not self.keep_captions:
+            # a gallery whose captions are most of the text: the captions are the page
+            captions = sum(self.chars(c) for c in self.root.iter("figcaption"))
+            self.keep_captions = captions * 2 > self.chars(self.root)
+        for element in self._judged():
+            if drops and drops[-1] in element.iterancestors():
+                continue
+            if self._is_box(element, element.tag):
+                drops.append(element)
+        for element in drops:
+            self.drop(element, "box")
+
+    def _judged(self) -> list[Element]:
+        """The root's elements in document order, code and data tables left out
+        (a highlighter's ``<span class="token comment">`` is code, not a thread)."""
+        found: list[Element] = []
+        skip_until = -1
+        for index, element in enumerate(self.stats.elements):
+            if index <= skip_until or element is self.root:
+                continue
+            if element.tag in _NEVER_JUDGED:
+                skip_until = index + sum(1 for _ in element.iterdescendants(etree.Element))
+                continue
+            found.append(element)
+        return found
+
+    def _is_box(self, element: Element, tag: str) -> bool:
+        chars = self.chars(element)
+        if chars == 0 or element in self.protected:
+            return False
+        words = class_words(element) if (element.get("class") or element.get("id")) else set()
+        if not self.keep_captions and chars <= v.CAPTION_MAX_CHARS:
+            if tag == "figcaption" or self._caption_named(words):
+                # a box holding the image is the figure, not its caption; a caption
+                # beside code or a table names a listing ("// add.c")
+                parent = element.getparent()
+                if (
+                    not _holds(element, _MEDIA_OR_DATA)
+                    and not (parent is not None and _holds(parent, _MEDIA_OR_DATA[6:]))
+                    and not v.DOC_CAPTION.match(_text(element))
+                ):
+                    return True
+            if chars <= v.CREDIT_LINE_MAX_CHARS and tag in _CREDIT_TAGS and not _holds(
+                element, _MEDIA_OR_DATA
+            ):
+                parent = element.getparent()
+                if parent is not None and parent.tag not in _INLINE_PARENTS:
+                    text = _text(element)
+                    if v.CREDIT_LINE.search(text) and not v.DOC_CAPTION.match(text):
+                        return True
+        if words:
+            if chars <= v.AUTHOR_BOX_MAX_CHARS and (
+                not words.isdisjoint(v.AUTHOR_BOX_WORDS)
+                or ("author" in words and not words.isdisjoint(v.AUTHOR_BOX_PAIR))
+                or (element.get("itemprop") == "author" and chars >= 100)
+            ):
+                return not _holds(element, ("h1",))
+            if chars <= v.TICKER_MAX_CHARS and not words.isdisjoint(v.TICKER_WORDS):
+                return not _holds(element, ("h1",))
+        if chars <= v.PROMPT_MAX_CHARS and tag in ("p", "div", "section", "form", "aside"):
+            text = _text(element)
+            if v.PROMPT_TEXT.search(text) and (
+                self.prose_before(element) > 0.8 * self.total_prose or _emphasised(element)
+            ):
+                return True
+        return False
+
+    @staticmethod
+    def _caption_named(words: set[str]) -> bool:
+        found = words & v.CAPTION_WORDS
+        if not found:
+            return False
+        return not found.isdisjoint(v.CAPTION_STRONG_WORDS) or not words.isdisjoint(
+            v.CAPTION_CONTEXT_WORDS
+        )
+
+    def _sections(self) -> None:
+        """Pass 2: comment threads, related sections and inline "Related:" lines."""
+        comments: list[Element] = []
+        labels: list[tuple[Element, bool]] = []
+        inline: list[Element] = []
+        for element in self._judged():
+            if element in self.protected:
+                continue
+            tag = element.tag
+            chars = self.chars(element)
+            if chars == 0:
+                continue
+            if (element.get("class") or element.get("id")) and element_verdict(
+                element
+            ) == COMMENTS:
+                comments.append(element)
+                continue
+            heading = tag in _HEADING_RANK
+            if chars <= v.RELATED_LABEL_MAX_CHARS and (
+                heading or (_leaf_label(element, tag) and self._whole_block(element))
+            ):
+                text = _text(element)
+                if v.COMMENT_HEADINGS.match(text):
+                    labels.append((element, True))
+                elif v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text):
+                    labels.append((element, False))
+            if (
+                chars <= v.RELATED_INLINE_MAX_CHARS
+                and tag in ("p", "div", "li", "h4", "h5", "h6", "blockquote")
+                and self.link_share(element) >= 0.3
+                and v.RELATED_INLINE.match(_text(element))
+            ):
+                inline.append(element)
+        for element in comments:
+            if self.prose_before(element) >= v.COMMENTS_MIN_PROSE_BEFORE:
+                self.drop(element, "comments")
+        for element, is_comments in labels:
+            if _under(element, self.root):
+                self._drop_section(element, is_comments)
+        for element in inline:
+            self.drop(element, "inline-related")
+
+    def _whole_block(self, element: Element) -> bool:
+        """`element` is not a run of words inside a longer block ("<li><b>Other APIs</b>: ...")."""
+        if element.tag not in v.INLINE_TAGS:
+            return True
+        parent = element.getparent()
+        return parent is not None and self.chars(parent) == self.chars(element)
+
+    def _drop_section(self, label: Element, is_comments: bool) -> None:
+        if is_comments and self.prose_before(label) < v.COMMENTS_MIN_PROSE_BEFORE:
+            return
+        box = label
+        # a heading alone in its wrapper ("<div class=block-subtitle><h5>")
+        parent = box.getparent()
+        while (
+            parent is not None
+            and parent is not self.root
+            and parent not in self.protected
+            and self.chars(parent) == self.chars(box)
+        ):
+            box = parent
+            parent = box.getparent()
+        rank = _HEADING_RANK.get(label.tag, 7)
+        body: list[Element] = []
+        for sibling in box.itersiblings():
+            if not isinstance(sibling.tag, str):
+                continue
+            own = _HEADING_RANK.get(sibling.tag)
+            if own is not None and own <= rank:
+                break
+            if any(_HEADING_RANK.get(h.tag, 9) <= rank for h in sibling.iter(*_HEADING_RANK)):
+                break
+            body.append(sibling)
+        if not is_comments:
+            chars = sum(self.chars(s) for s in body)
+            links = sum(self.of[s][LINK_CHARS] for s in body if s in self.of)
+            if chars and links < 0.4 * chars:
+                return  # a section of the text under a "More ..." heading
+            if not chars and self.prose_before(box) == 0:
+                return
+        if any(s in self.protected for s in body):
+            return
+        if not is_comments and self._cites(body):
+            return  # "Weitere Quellen": the sources of the text, links to other sites
+        for sibling in body:
+            self.drop(sibling, "section")
+        self.drop(box, "section-label")
+
+    def _cites(self, blocks: list[Element]) -> bool:
+        """Most links of `blocks` lead off the page's site (a list of sources, not
+        the site's own promotion). Unknown without the page's site: False."""
+        if not self.site:
+            return False
+        away = total = 0
+        for block in blocks:
+            for link in block.iter("a"):
+                host = _link_host(link.get("href") or "")
+                if host is None:
+                    continue
+                total += 1
+                if host and host != self.site and not host.endswith("." + self.site):
+                    away += 1
+        return total > 0 and away * 2 > total
+
+    def _last_paragraph(self) -> Element | None:
+        for paragraph, _ in reversed(self.stats.paragraphs):
+            if _under(paragraph, self.root):
+                return paragraph
+        return None
+
+    def _first_paragraph(self) -> Element | None:
+        for paragraph, _ in self.stats.paragraphs:
+            if _under(paragraph, self.root):
+                return paragraph
+        return None
+
+    def _beside(self, paragraph: Element, preceding: bool) -> list[Element]:
+        """The block elements after (or before) `paragraph` up to the root's end (or
+        start), outermost first: its siblings and those of each ancestor. A level whose
+        parent has loose text on that side of the paragraph is skipped: the text goes on
+        there, so what sits in it (inline links, a heading among `<br>` lines) is text."""
+        found: list[Element] = []
+        node = paragraph
+        while node is not self.root and node is not None:
+            parent = node.getparent()
+            if node.tag in _ITEM_TAGS:  # the other items of a list: the list is judged whole
+                node = parent
+                continue
+            siblings = [s for s in node.itersiblings(preceding=preceding) if isinstance(s.tag, str)]
+            loose = any((s.tail or "").strip() for s in siblings)
+            if preceding:
+                loose = loose or bool(parent is not None and (parent.text or "").strip())
+            else:
+                loose = loose or bool((node.tail or "").strip())
+            if not loose:
+                found.extend(s for s in siblings if s.tag not in v.INLINE_TAGS)
+            node = parent
+        found.sort(key=lambda e: self.order.get(e, 0))
+        return found
+
+    def _tail(self) -> None:
+        """Pass 4: link-dense blocks after the last paragraph, then dangling labels."""
+        last = self._last_paragraph()
+        if last is None:
+            return
+        after = self._beside(last, preceding=False)
+        kept: list[Element] = []
+        dropped_after = False
+        for element in after:
+            if element in self.protected or self.chars(element) == 0:
+                kept.append(element)
+                continue
+            if _holds(element, _MEDIA_OR_DATA[:1] + _MEDIA_OR_DATA[4:]):
+                kept.append(element)
+                continue
+            if (
+                self.link_share(element) >= v.TAIL_LINK_SHARE
+                and (self.of[element][LINKS] >= 2 or element.tag != "p")
+                and not self._cited_list(element)
+            ):
+                self.drop(element, "tail")
+                kept.append(element)  # a scar: the heading over it is dangling now
+                continue
+            text = _text(element) if self.chars(element) <= v.PROMPT_MAX_CHARS else ""
+            if text and v.PROMPT_TEXT.search(text):
+                self.drop(element, "tail")
+                kept.append(element)
+                continue
+            kept.append(element)
+        # labels and headings left at the very end, with nothing of theirs after them
+        for element in reversed(kept):
+            if not _under(element, self.root):
+                dropped_after = True
+                continue
+            if element in self.protected or self.chars(element) == 0:
+                continue
+            chars = self.chars(element)
+            if _holds(element, _MEDIA_OR_DATA[:1] + _MEDIA_OR_DATA[4:] + _LISTS):
+                break
+            heading = element.tag in _HEADING_RANK
+            if dropped_after and (
+                heading
+                or (chars <= v.TAIL_LABEL_MAX_CHARS and not ends_sentence(_text(element)))
+            ):
+                self.drop(element, "tail-label")
+                dropped_after = True
+                continue
+            break
+
+    def _cited_list(self, element: Element) -> bool:
+        """A list right under a heading of the text ("See also", "References")."""
+        if element.tag not in ("ul", "ol", "dl"):
+            return False
+        before = element.getprevious()
+        while before is not None and not isinstance(before.tag, str):
+            before = before.getprevious()
+        if before is None or before.tag not in _HEADING_RANK:
+            return False
+        text = _text(before)
+        return not (v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text))
+
+    def _title_block(self) -> Trimmed:
+        """Pass 5: the h1, kicker, deck, byline and date lines before the first paragraph."""
+        result = Trimmed()
+        first = self._first_paragraph()
+        h1 = self.h1
+        if h1 is not None:
+            self.h1_at = self.order.get(h1, -1)
+            self.title_box = h1.getparent()
+        if h1 is not None and (first is None or self.order[h1] < self.order[first]):
+            if first is not None or self.chars(self.root) > self.chars(h1):
+                result.title = _text(h1) or None
+                self.protected.discard(h1)
+                self.drop(h1, "title")
+        if first is None:
+            return result
+        before = self._beside(first, preceding=True)
+        if sum(self.chars(e) for e in before) > v.TITLE_BLOCK_MAX_BEFORE:
+            return result
+        stack = sorted(before, key=lambda e: self.order.get(e, 0))
+        while stack:
+            element = stack.pop()
+            if not _under(element, self.root):
+                continue
+            if element.tag == "h1":
+                if result.title is None:
+                    result.title = _text(element) or None
+                self.drop(element, "title-block")
+                continue
+            if _holds(element, ("h1",) + _MEDIA_OR_DATA + _LISTS) or element.tag in _LISTS:
+                if element.tag not in _LISTS and element.tag not in _NEVER_JUDGED:
+                    stack.extend(c for c in element if isinstance(c.tag, str))
+                continue
+            if self._title_part(element):
+                self.drop(element, "title-block")
+        return result
+
+    def _title_part(self, element: Element) -> bool:
+        chars = self.chars(element)
+        if chars == 0 or element.tag in ("h2", "h3", "h4", "h5", "h6"):
+            return chars > 0 and self._is_deck(element)
+        text = _text(element)
+        if chars <= v.TITLE_BLOCK_MAX_CHARS:
+            if v.BYLINE_LINE.match(text) or (v.DATE_LINE.search(text) and chars <= 60):
+                return True
+            # a line without a sentence is the title block's only beside the title:
+            # above it (kicker, category) or in its box (date, byline); elsewhere it may
+            # be the text's own first line ("Angaben gemäß § 5 TMG", a salutation)
+            if not ends_sentence(text) and self._by_title(element):
+                return True
+        return chars <= v.DECK_MAX_CHARS and self._is_deck(element)
+
+    def _by_title(self, element: Element) -> bool:
+        if self.h1_at >= 0 and self.order.get(element, 0) < self.h1_at:
+            return True
+        box = self.title_box
+        return box is not None and any(a is box for a in element.iterancestors())
+
+    def _is_deck(self, element: Element) -> bool:
+        text = _text(element).lower()
+        short = len(text) <= v.DECK_BY_DESCRIPTION_MAX_CHARS or element.tag in _HEADING_RANK
+        if self.description and len(text) >= 20 and short:
+            if text == self.description or self.description.startswith(text[:120]):
+                return True
+        words = class_words(element) if (element.get("class") or element.get("id")) else set()
+        return not words.isdisjoint(v.TITLE_BLOCK_WORDS)
+
+
+def _under(element: Element, root: Element) -> bool:
+    """`element` is `root` or still one of its descendants."""
+    if element is root:
+        return True
+    return any(a is root for a in element.iterancestors())
+
+
+def _holds(element: Element, tags: tuple[str, ...]) -> bool:
+    """`element` is or holds one of `tags`."""
+    return element.tag in tags or next(element.iterdescendants(*tags), None) is not None
+
+
+def _leaf_label(element: Element, tag: str) -> bool:
+    """A short label block: a p/div/span/strong with no block inside."""
+    if tag not in _LABEL_TAGS:
+        return False
+    return all(child.tag in v.INLINE_TAGS for child in element.iterchildren(etree.Element))
+
+
+def _emphasised(element: Element) -> bool:
+    """All of the block's text sits in one em / strong / i / b child (an editor's note)."""
+    children = [c for c in element if isinstance(c.tag, str)]
+    if len(children) != 1 or children[0].tag not in ("em", "strong", "i", "b"):
+        return False
+    return not (element.text or "").strip() and not (children[0].tail or "").strip()
+
+
+def trim_periphery(
+    root: Element,
+    h1: Element | None,
+    *,
+    description: str | None = None,
+    keep_captions: bool = False,
+    site: str | None = None,
+) -> Trimmed:
+    """Remove the chrome around the text of `root` in place (see the module docstring).
+
+    `h1` is the page's title heading (it is never judged by the other passes and is
+    removed as the title); `description` is the page's meta description (a deck
+    equal to it is removed); `keep_captions` keeps every caption and credit; `site` is
+    ``urls.site_key`` of the page (a "More" section linking off the site is a list of
+    sources, and stays). Returns
+    the title text taken out, for the Markdown's ``# {title}`` line.
+    """
+    return _Trimmer(root, h1, description, keep_captions, site).run()
