@@ -283,8 +283,9 @@ def test_undeclared_windows_1252_page_keeps_its_accents() -> None:
     )
     doc = extract(page.encode("cp1252"), URL)
     assert doc.title == "Café"
+    assert doc.markdown.startswith("# Café crème\n\n")  # the title: a field, not the body
     assert doc.text == (
-        "Café crème\n\nUn café crème, s'il vous plaît. “Quoted” text \u2013 with a dash and enough "
+        "Un café crème, s'il vous plaît. “Quoted” text \u2013 with a dash and enough "
         "words here."
     )
     assert decode(page.encode("cp1252")) == page

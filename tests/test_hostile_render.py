@@ -68,7 +68,7 @@ def test_a_wide_colspan_of_much_text_is_not_repeated_without_bound() -> None:
     assert len(json.dumps(doc.tables)) < 3 * len(html)
     assert all(f"x{i} |" in doc.markdown for i in range(90))  # no row is lost
     # the columns where no cell begins (998 of them) are gone
-    assert doc.markdown.split("\n")[2] == "| a | b |  |"
+    assert doc.markdown.split("\n")[4] == "| a | b |  |"  # after "# T" and the prose
     assert len(doc.tables[0]["rows"][0]) == 3
 
 

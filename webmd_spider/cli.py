@@ -85,6 +85,7 @@ def _options(args: argparse.Namespace) -> ExtractOptions:
         max_chars=args.max_chars,
         keep_links=not args.no_links,
         keep_images=not args.no_images,
+        keep_captions=args.keep_captions,
     )
 
 
@@ -203,6 +204,11 @@ def _add_convert(sub: Any) -> None:
         "--no-links", action="store_true", help="link text only, no [text](url) in the Markdown"
     )
     convert.add_argument("--no-images", action="store_true", help="no ![alt](src) in the Markdown")
+    convert.add_argument(
+        "--keep-captions",
+        action="store_true",
+        help="keep image captions and photo credits in the Markdown and text",
+    )
     convert.add_argument("--jsonl", action="store_true", help="batch mode on stdin/stdout")
 
 

@@ -52,6 +52,7 @@ class JobOptions:
     keep_images: bool = True
     max_chars: int = 0
     keep_frames: bool = False
+    keep_captions: bool = False
     host_delay: str = "0.25-0.6"
     ssrf_allowlist: str = ""
     max_crawl_delay: float = 10.0

@@ -65,25 +65,34 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         selection.h1,
         description=doc.description,
         keep_captions=opts.keep_captions,
+        site=site,
     )
+    # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
+    # `markdown` is the document: the title as its one `#` heading, then the body, so
+    # that every chunk's heading path starts at the page title.
+    title = trimmed.title or doc.title  # the heading the page shows, else its metadata
+    heading = "# " + escape_line_start(escape_text(title)) if title else ""
+    budget = opts.max_chars
+    if budget and heading:  # `max_chars` bounds the whole Markdown, title line included
+        budget = max(1, budget - len(heading) - 2)
     rendered = render(
         selection.root,
         base_url=base,
         page_site=site,
         keep_links=opts.keep_links,
         keep_images=opts.keep_images,
-        max_chars=opts.max_chars,
+        max_chars=budget,
         tab_labels=selection.tab_labels,
+        heading=heading,
     )
-    # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
-    # `markdown` is the document: the title as its one `#` heading, then the body, so
-    # that every chunk's heading path starts at the page title.
-    title = trimmed.title or doc.title  # the heading the page shows, else its metadata
     doc.text = rendered.text
     doc.headings = rendered.headings
-    if title:
-        heading = "# " + escape_line_start(escape_text(title))
-        doc.markdown = heading + "\n\n" + rendered.markdown if rendered.markdown else heading
+    doc.content_hash = rendered.content_hash
+    if heading and title:
+        if opts.max_chars and len(heading) > opts.max_chars:
+            heading = heading[: opts.max_chars].rstrip()
+        body = rendered.markdown
+        doc.markdown = heading + "\n\n" + body if body else heading
         doc.headings = [Heading(level=1, text=title), *rendered.headings]
     else:
         doc.markdown = rendered.markdown
@@ -96,7 +105,6 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     # the renderer counted the words of the whole text already when nothing was cut
     doc.word_count = rendered.total_words if not doc.truncated else len(doc.text.split())
     doc.total_words = rendered.total_words
-    doc.content_hash = rendered.content_hash
     doc.char_count = len(doc.markdown)
     if opts.include_html:
         for element in selection.root.iter(etree.Element):

@@ -65,6 +65,7 @@ def render(
     keep_images: bool = True,
     max_chars: int = 0,
     tab_labels: bool = True,
+    heading: str = "",
 ) -> Rendered:
     """Render `region` as Markdown and text in one walk; never raises.
 
@@ -75,6 +76,8 @@ def render(
     `truncated`; the text is cut to the same stretch of content. `tab_labels`
     False says that no element of the region carries a tab label
     (`clean.TAB_LABEL_ATTR`), which spares reading that attribute on each one.
+    `heading` is the document's title line that the caller puts before the Markdown:
+    `content_hash` is then taken of that line, a blank line and the whole body.
     """
     try:
         return render_strict(
@@ -85,12 +88,14 @@ def render(
             keep_images=keep_images,
             max_chars=max_chars,
             tab_labels=tab_labels,
+            heading=heading,
         )
     except Exception:  # a converter bug must not lose the page: plain words
         text = " ".join("".join(_safe_itertext(region)).split())
         markdown, truncated = truncate_blocks(text, max_chars)
         return Rendered(
-            markdown, markdown, [], [], [], [], truncated, len(text.split()), markdown_hash(text)
+            markdown, markdown, [], [], [], [], truncated, len(text.split()),
+            markdown_hash(_document(heading, text)),
         )
 
 
@@ -114,6 +119,7 @@ def render_strict(
     max_chars: int = 0,
     cell_sep: str = "\t",
     tab_labels: bool = True,
+    heading: str = "",
 ) -> Rendered:
     """`render()` without the safety net (exceptions propagate); for tests."""
     renderer = Renderer(
@@ -141,8 +147,15 @@ def render_strict(
         tables=renderer.tables,
         truncated=truncated,
         total_words=sum(len(tx.split()) for _, tx, _ in blocks) if truncated else len(text.split()),
-        content_hash=markdown_hash(full),
+        content_hash=markdown_hash(_document(heading, full)),
     )
+
+
+def _document(heading: str, body: str) -> str:
+    """The title line, a blank line and the body (either may be empty)."""
+    if heading and body:
+        return heading + "\n\n" + body
+    return heading or body
 
 
 # --- truncation -----------------------------------------------------------------

@@ -196,6 +196,15 @@ class _Trimmer:
                 return not _holds(element, ("h1",))
             if chars <= v.TICKER_MAX_CHARS and not words.isdisjoint(v.TICKER_WORDS):
                 return not _holds(element, ("h1",))
+            if (
+                not words.isdisjoint(v.RELATED_NAME_WORDS)
+                and self.of[element][LINKS] >= 1
+                and chars * 2 <= self.chars(self.root)
+                and self.prose_before(element) > 0
+            ):
+                return not _holds(element, ("h1",))
+            if chars <= v.PROMPT_MAX_CHARS and not words.isdisjoint(v.PROMPT_NAME_WORDS):
+                return not _holds(element, ("h1",))
         if chars <= v.PROMPT_MAX_CHARS and tag in ("p", "div", "section", "form", "aside"):
             text = _text(element)
             if v.PROMPT_TEXT.search(text) and (
@@ -235,7 +244,7 @@ class _Trimmer:
                 heading or (_leaf_label(element, tag) and self._whole_block(element))
             ):
                 text = _text(element)
-                if v.COMMENT_HEADINGS.match(text):
+                if v.COMMENT_HEADINGS.match(text) or v.AUTHOR_HEADINGS.match(text):
                     labels.append((element, True))
                 elif v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text):
                     labels.append((element, False))
@@ -290,7 +299,9 @@ class _Trimmer:
         if not is_comments:
             chars = sum(self.chars(s) for s in body)
             links = sum(self.of[s][LINK_CHARS] for s in body if s in self.of)
-            if chars and links < 0.4 * chars:
+            late = self.prose_before(box) >= v.MORE_SECTION_AFTER_SHARE * self.total_prose
+            teasers = late and sum(self.of[s][LINKS] for s in body if s in self.of) >= 2
+            if chars and links < 0.4 * chars and not (teasers and links >= 0.15 * chars):
                 return  # a section of the text under a "More ..." heading
             if not chars and self.prose_before(box) == 0:
                 return
@@ -369,9 +380,14 @@ class _Trimmer:
             if _holds(element, _MEDIA_OR_DATA[:1] + _MEDIA_OR_DATA[4:]):
                 kept.append(element)
                 continue
+            share = self.link_share(element)
             if (
-                self.link_share(element) >= v.TAIL_LINK_SHARE
-                and (self.of[element][LINKS] >= 2 or element.tag != "p")
+                share >= v.TAIL_LINK_SHARE
+                and (
+                    self.of[element][LINKS] >= 2
+                    or element.tag != "p"
+                    or (share >= 0.9 and not v.URL_TEXT.match(_text(element)))
+                )
                 and not self._cited_list(element)
             ):
                 self.drop(element, "tail")
@@ -413,7 +429,8 @@ class _Trimmer:
         if before is None or before.tag not in _HEADING_RANK:
             return False
         text = _text(before)
-        return not (v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text))
+        promotion = v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text)
+        return not promotion or self._cites([element])
 
     def _title_block(self) -> Trimmed:
         """Pass 5: the h1, kicker, deck, byline and date lines before the first paragraph."""
@@ -423,11 +440,22 @@ class _Trimmer:
         if h1 is not None:
             self.h1_at = self.order.get(h1, -1)
             self.title_box = h1.getparent()
-        if h1 is not None and (first is None or self.order[h1] < self.order[first]):
-            if first is not None or self.chars(self.root) > self.chars(h1):
-                result.title = _text(h1) or None
-                self.protected.discard(h1)
-                self.drop(h1, "title")
+        if h1 is not None and self.chars(self.root) > self.chars(h1):
+            # the title heading is the Markdown's first line: never a second time below
+            # it, wherever the page put it (a site notice above it is not the text)
+            before_h1 = self._beside(h1, preceding=True)
+            result.title = _text(h1) or None
+            self.protected.discard(h1)
+            self.drop(h1, "title")
+            if sum(self.chars(e) for e in before_h1) <= v.TITLE_BLOCK_MAX_BEFORE:
+                for element in before_h1:
+                    if (
+                        self.chars(element) <= v.DECK_MAX_CHARS
+                        and not _holds(element, _MEDIA_OR_DATA + _LISTS)
+                        and element not in self.protected
+                    ):
+                        self.drop(element, "before-title")
+            first = self._first_paragraph()
         if first is None:
             return result
         before = self._beside(first, preceding=True)

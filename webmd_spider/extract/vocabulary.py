@@ -716,3 +716,31 @@ AUTHOR_BOX_MAX_CHARS = 1200
 #: Ticker and breaking-news bars, print-only copies, off-screen duplicates.
 TICKER_WORDS = frozenset({"ticker", "breaking", "newsticker", "marquee", "printonly"})
 TICKER_MAX_CHARS = 600
+#: Class / id words of a block of links to the site's other pages ("related-posts",
+#: "relatedTopics", YARPP, Contextual Related Posts).
+RELATED_NAME_WORDS = frozenset(
+    {
+        *("related", "relatedposts", "relatedarticles", "relatedtopics", "yarpp", "crp"),
+        *("recommended", "recommendations", "morestories", "readmore", "readnext"),
+        *("similar", "similarity", "interlinking", "outbrain", "taboola"),
+    }
+)  # fmt: skip
+#: Class / id words of a prompt box (newsletter sign-up, paywall, donation).
+PROMPT_NAME_WORDS = frozenset(
+    {
+        *("newsletter", "subscribe", "subscription", "paywall", "donate", "donation"),
+        *("optin", "signup", "membership", "cta", "affiliatelinks", "affiliate"),
+    }
+)  # fmt: skip
+#: Headings of an author box: "About the author", "Über den Autor".
+AUTHOR_HEADINGS = re.compile(
+    r"^\s*(?:about\s+the\s+author|author\s+bio|über\s+(?:den|die)\s+autor(?:in)?|zum\s+autor"
+    r"|zur\s+autorin|à\s+propos\s+de\s+l'auteur|sobre\s+(?:el|la|o|a)\s+autor[a]?"
+    r"|o\s+autorze|l'auteur|the\s+author|der\s+autor|die\s+autorin)\s*[:.]?\s*$",
+    re.IGNORECASE,
+)
+#: A "More ..." section after this share of the root's prose goes even when it has
+#: prose of its own (teaser blurbs), if it links to at least two pages.
+MORE_SECTION_AFTER_SHARE = 0.7
+#: A link text that is a URL: a cited source, not a teaser.
+URL_TEXT = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$", re.IGNORECASE)

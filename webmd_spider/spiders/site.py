@@ -273,6 +273,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             include_html=opts.include_html,
             max_chars=opts.max_chars,
             keep_frames=opts.keep_frames,
+            keep_captions=opts.keep_captions,
         )
         jobdir = settings.get("JOBDIR")
         if jobdir:
