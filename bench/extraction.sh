@@ -6,6 +6,8 @@
 #
 #   bench/extraction.sh                 # full corpus (130 pages, a few minutes)
 #   bench/extraction.sh --limit 10      # extra arguments go to eval.py
+#   CORPUS=trafilatura-dev bench/extraction.sh   # the 467-page news/blog/forum corpus
+#                                       # (segment metric; default CORPUS=readability)
 #
 # Environment: SHARED (default: ../shared beside the repo), PYTHON (default python3,
 # used to create .bench-venv), OUT (default bench/results/extraction-<date>.json),
@@ -18,7 +20,13 @@ HARNESS="$SHARED/bench/extraction"
 PYTHON="${PYTHON:-python3}"
 BENCH_VENV="$REPO/.bench-venv"
 STAMP="$(date +%Y-%m-%d)"
-OUT="${OUT:-bench/results/extraction-$STAMP.json}"
+CORPUS="${CORPUS:-readability}"
+case "$CORPUS" in
+    readability) KIND=readability ;;
+    trafilatura-dev) KIND=trafilatura ;;
+    *) echo "CORPUS must be readability or trafilatura-dev, not '$CORPUS'" >&2; exit 2 ;;
+esac
+OUT="${OUT:-bench/results/extraction-$CORPUS-$STAMP.json}"
 
 if [[ ! -f "$HARNESS/eval.py" ]]; then
     echo "shared harness not found at $HARNESS (set SHARED=/path/to/shared)" >&2
@@ -50,7 +58,7 @@ DUMP_ARGS=()
 if [[ -n "${DUMP_DIR:-}" ]]; then DUMP_ARGS=(--dump-dir "$DUMP_DIR"); fi
 echo "harness: $HARNESS   scratch (stderr logs): $SCRATCH" >&2
 "$BENCH_VENV/bin/python" "$HARNESS/eval.py" \
-    --corpus readability --data "$HARNESS/corpus/readability" \
+    --corpus "$KIND" --data "$HARNESS/corpus/$CORPUS" \
     --extractors trafilatura,readability,readability+html2text \
     --cmd ".venv/bin/webmd convert --jsonl" --cmd-name webmd \
     --cmd ".venv/bin/webmd convert --jsonl --no-links --no-images" --cmd-name webmd-nolinks \

@@ -285,8 +285,7 @@ def test_undeclared_windows_1252_page_keeps_its_accents() -> None:
     assert doc.title == "Café"
     assert doc.markdown.startswith("# Café crème\n\n")  # the title: a field, not the body
     assert doc.text == (
-        "Un café crème, s'il vous plaît. “Quoted” text \u2013 with a dash and enough "
-        "words here."
+        "Un café crème, s'il vous plaît. “Quoted” text \u2013 with a dash and enough words here."
     )
     assert decode(page.encode("cp1252")) == page
 

@@ -531,6 +531,10 @@ class Cleaner:
         role = (element.get("role") or "").lower()
         if tag in v.BOILERPLATE_TAGS or role in v.BOILERPLATE_ROLES:
             return self._landmark_is_chrome(element, tag, role, s)
+        if tag in _TABLE_PARTS and _in_data_table(element):
+            # a row of a data table is data whatever its class says ("player-row" in a
+            # standings table is a sports player, not a media player)
+            return False
         verdict = element_verdict(element)
         if verdict == NOT_CHROME and is_player(element):
             return (
@@ -1048,6 +1052,17 @@ _SITE_TAGS = etree.XPath(
 
 
 _SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+_TABLE_PARTS = frozenset({"tr", "td", "th", "tbody", "thead", "tfoot"})
+
+
+def _in_data_table(element: Element) -> bool:
+    """`element` is a part of a table with a header row (``<thead>`` or ``<th>``)."""
+    table = next(element.iterancestors("table"), None)
+    if table is None:
+        return False
+    return next(table.iter("thead", "th"), None) is not None
 
 
 @lru_cache(maxsize=8192)

@@ -70,6 +70,8 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
     # `markdown` is the document: the title as its one `#` heading, then the body, so
     # that every chunk's heading path starts at the page title.
+    if trimmed.deck and not doc.description:
+        doc.description = trimmed.deck  # the deck is a field, never lost
     title = trimmed.title or doc.title  # the heading the page shows, else its metadata
     heading = "# " + escape_line_start(escape_text(title)) if title else ""
     budget = opts.max_chars

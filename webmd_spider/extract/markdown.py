@@ -94,7 +94,14 @@ def render(
         text = " ".join("".join(_safe_itertext(region)).split())
         markdown, truncated = truncate_blocks(text, max_chars)
         return Rendered(
-            markdown, markdown, [], [], [], [], truncated, len(text.split()),
+            markdown,
+            markdown,
+            [],
+            [],
+            [],
+            [],
+            truncated,
+            len(text.split()),
             markdown_hash(_document(heading, text)),
         )
 

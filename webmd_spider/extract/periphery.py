@@ -45,7 +45,15 @@ from webmd_spider.extract.boilerplate import (
     class_words,
     element_verdict,
 )
-from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, Element, TextStats, ends_sentence, measure
+from webmd_spider.extract.stats import (
+    CHARS,
+    LINK_CHARS,
+    LINKS,
+    Element,
+    TextStats,
+    ends_sentence,
+    measure,
+)
 
 _MEDIA_OR_DATA = ("img", "picture", "figure", "video", "svg", "iframe", "pre", "table", "code")
 _LISTS = ("ul", "ol", "dl", "blockquote")
@@ -63,6 +71,8 @@ class Trimmed:
 
     #: the text of the title heading removed from the root, if one was
     title: str | None = None
+    #: the text of a deck paragraph removed (for `description` when the page has none)
+    deck: str | None = None
 
 
 def _text(element: Element) -> str:
@@ -95,7 +105,8 @@ class _Trimmer:
                 self.protected.update(body.iterancestors())
         self.order = {el: i for i, el in enumerate(self.stats.elements)}
         self.h1_at = -1  # document position of the title heading, when there is one
-        self.title_box: Element | None = None  # the title heading's parent
+        self.title_box: Element | None = None  # the title heading's own box, if small
+        self.title_next: set[Element] = set()  # else the blocks right after the title
         paragraphs = self.stats.paragraphs
         self.para_index = [self.order[p] for p, _ in paragraphs]
         self.para_prose = list(itertools.accumulate(n for _, n in paragraphs))
@@ -179,8 +190,10 @@ class _Trimmer:
                     and not v.DOC_CAPTION.match(_text(element))
                 ):
                     return True
-            if chars <= v.CREDIT_LINE_MAX_CHARS and tag in _CREDIT_TAGS and not _holds(
-                element, _MEDIA_OR_DATA
+            if (
+                chars <= v.CREDIT_LINE_MAX_CHARS
+                and tag in _CREDIT_TAGS
+                and not _holds(element, _MEDIA_OR_DATA)
             ):
                 parent = element.getparent()
                 if parent is not None and parent.tag not in _INLINE_PARENTS:
@@ -234,9 +247,7 @@ class _Trimmer:
             chars = self.chars(element)
             if chars == 0:
                 continue
-            if (element.get("class") or element.get("id")) and element_verdict(
-                element
-            ) == COMMENTS:
+            if (element.get("class") or element.get("id")) and element_verdict(element) == COMMENTS:
                 comments.append(element)
                 continue
             heading = tag in _HEADING_RANK
@@ -246,7 +257,7 @@ class _Trimmer:
                 text = _text(element)
                 if v.COMMENT_HEADINGS.match(text) or v.AUTHOR_HEADINGS.match(text):
                     labels.append((element, True))
-                elif v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text):
+                elif _promotion(text):
                     labels.append((element, False))
             if (
                 chars <= v.RELATED_INLINE_MAX_CHARS
@@ -255,8 +266,14 @@ class _Trimmer:
                 and v.RELATED_INLINE.match(_text(element))
             ):
                 inline.append(element)
+        # the comments of one list are judged as one: a thread whose first post opens
+        # the text is the page (a forum), not a thread under an article
+        first_of: dict[tuple[str, str], Element] = {}
         for element in comments:
-            if self.prose_before(element) >= v.COMMENTS_MIN_PROSE_BEFORE:
+            first_of.setdefault((element.tag, element.get("class") or ""), element)
+        for element in comments:
+            first = first_of[(element.tag, element.get("class") or "")]
+            if self.prose_before(first) >= v.COMMENTS_MIN_PROSE_BEFORE:
                 self.drop(element, "comments")
         for element, is_comments in labels:
             if _under(element, self.root):
@@ -360,7 +377,9 @@ class _Trimmer:
             else:
                 loose = loose or bool((node.tail or "").strip())
             if not loose:
-                found.extend(s for s in siblings if s.tag not in v.INLINE_TAGS)
+                # an inline sibling is a block of its own here (a kicker <span> above the
+                # title); after the text, a bare link is judged with its block
+                found.extend(s for s in siblings if preceding or s.tag not in v.INLINE_TAGS)
             node = parent
         found.sort(key=lambda e: self.order.get(e, 0))
         return found
@@ -411,8 +430,7 @@ class _Trimmer:
                 break
             heading = element.tag in _HEADING_RANK
             if dropped_after and (
-                heading
-                or (chars <= v.TAIL_LABEL_MAX_CHARS and not ends_sentence(_text(element)))
+                heading or (chars <= v.TAIL_LABEL_MAX_CHARS and not ends_sentence(_text(element)))
             ):
                 self.drop(element, "tail-label")
                 dropped_after = True
@@ -429,7 +447,7 @@ class _Trimmer:
         if before is None or before.tag not in _HEADING_RANK:
             return False
         text = _text(before)
-        promotion = v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text)
+        promotion = _promotion(text)
         return not promotion or self._cites([element])
 
     def _title_block(self) -> Trimmed:
@@ -439,7 +457,20 @@ class _Trimmer:
         h1 = self.h1
         if h1 is not None:
             self.h1_at = self.order.get(h1, -1)
-            self.title_box = h1.getparent()
+            box = h1.getparent()
+            # the title's own box (a header of title, date, byline), not the article
+            # holding it; else the few blocks right after the title
+            if (
+                box is not None
+                and box is not self.root
+                and (self.chars(box) <= self.chars(h1) + v.TITLE_BLOCK_MAX_BEFORE // 2)
+            ):
+                self.title_box = box
+            else:
+                after = [s for s in h1.itersiblings() if isinstance(s.tag, str)]
+                self.title_next.update(
+                    s for s in after[: v.TITLE_NEXT_BLOCKS] if self.chars(s) <= v.DECK_MAX_CHARS
+                )
         if h1 is not None and self.chars(self.root) > self.chars(h1):
             # the title heading is the Markdown's first line: never a second time below
             # it, wherever the page put it (a site notice above it is not the text)
@@ -451,10 +482,17 @@ class _Trimmer:
                 for element in before_h1:
                     if (
                         self.chars(element) <= v.DECK_MAX_CHARS
-                        and not _holds(element, _MEDIA_OR_DATA + _LISTS)
+                        and not _holds(element, _MEDIA_OR_DATA + _LISTS + tuple(_HEADING_RANK))
                         and element not in self.protected
                     ):
                         self.drop(element, "before-title")
+            first = self._first_paragraph()
+        # a deck set as the first paragraph (the meta description, a "standfirst")
+        while first is not None and self._deck_paragraph(first):
+            deck = _text(first)
+            if not self.drop(first, "deck"):
+                break  # protected (the h1's box, the articleBody): the text starts here
+            result.deck = result.deck or deck
             first = self._first_paragraph()
         if first is None:
             return result
@@ -467,20 +505,27 @@ class _Trimmer:
             if not _under(element, self.root):
                 continue
             if element.tag == "h1":
+                # another h1 before the text is a section's heading (Medium, book
+                # chapters), unless it repeats the title
                 if result.title is None:
                     result.title = _text(element) or None
-                self.drop(element, "title-block")
+                    self.drop(element, "title-block")
+                elif _text(element) == result.title:
+                    self.drop(element, "title-block")
                 continue
-            if _holds(element, ("h1",) + _MEDIA_OR_DATA + _LISTS) or element.tag in _LISTS:
+            if _holds(element, ("h1", *_MEDIA_OR_DATA, *_LISTS)) or element.tag in _LISTS:
                 if element.tag not in _LISTS and element.tag not in _NEVER_JUDGED:
                     stack.extend(c for c in element if isinstance(c.tag, str))
                 continue
-            if self._title_part(element):
-                self.drop(element, "title-block")
+            if self._title_part(element) and self.drop(element, "title-block"):
+                continue
+            if any(c.tag not in v.INLINE_TAGS for c in element.iterchildren(etree.Element)):
+                # a box of the title block (its title went already): judge its lines
+                stack.extend(c for c in element if isinstance(c.tag, str))
         return result
 
     def _title_part(self, element: Element) -> bool:
-        chars = self.chars(element)
+        chars = len(_text(element))  # measured now: the title may have left this box
         if chars == 0 or element.tag in ("h2", "h3", "h4", "h5", "h6"):
             return chars > 0 and self._is_deck(element)
         text = _text(element)
@@ -494,20 +539,45 @@ class _Trimmer:
                 return True
         return chars <= v.DECK_MAX_CHARS and self._is_deck(element)
 
+    def _deck_paragraph(self, paragraph: Element) -> bool:
+        """A prose paragraph that is the deck: named so ("standfirst", "subheadline").
+        A lead paragraph that the meta description repeats is the text's own first
+        paragraph: news sites copy their lead into the description."""
+        if self.chars(paragraph) > v.DECK_MAX_CHARS:
+            return False
+        words = class_words(paragraph) if (paragraph.get("class") or paragraph.get("id")) else set()
+        return not words.isdisjoint(v.DECK_WORDS) and self._by_title(paragraph)
+
     def _by_title(self, element: Element) -> bool:
         if self.h1_at >= 0 and self.order.get(element, 0) < self.h1_at:
             return True
         box = self.title_box
-        return box is not None and any(a is box for a in element.iterancestors())
+        if box is not None and any(a is box for a in element.iterancestors()):
+            return True
+        return element in self.title_next or any(
+            a in self.title_next for a in element.iterancestors()
+        )
 
     def _is_deck(self, element: Element) -> bool:
         text = _text(element).lower()
         short = len(text) <= v.DECK_BY_DESCRIPTION_MAX_CHARS or element.tag in _HEADING_RANK
-        if self.description and len(text) >= 20 and short:
-            if text == self.description or self.description.startswith(text[:120]):
-                return True
+        if (
+            self.description
+            and len(text) >= 20
+            and short
+            and (text == self.description or self.description.startswith(text[:120]))
+        ):
+            return True
         words = class_words(element) if (element.get("class") or element.get("id")) else set()
         return not words.isdisjoint(v.TITLE_BLOCK_WORDS)
+
+
+def _promotion(text: str) -> bool:
+    """A heading or label of the site's promotion ("Related posts", "Mehr zum Thema"),
+    not of the text's own sources ("Further reading", "See also", "References")."""
+    if v.CITED_HEADINGS.match(text):
+        return False
+    return bool(v.MORE_HEADINGS.match(text) or v.RELATED_HEADINGS.match(text))
 
 
 def _under(element: Element, root: Element) -> bool:

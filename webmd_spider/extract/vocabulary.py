@@ -597,6 +597,10 @@ TITLE_BLOCK_WORDS = frozenset(
         *("meta", "postmeta", "entrymeta", "info", "label", "tag", "breadcrumb"),
     }
 )  # fmt: skip
+#: Without a box of its own, the title block is at most this many blocks after the h1.
+TITLE_NEXT_BLOCKS = 3
+#: Class / id words of a deck set as a paragraph.
+DECK_WORDS = frozenset({"deck", "dek", "standfirst", "subheadline", "strapline", "subtitle"})
 #: A byline line: "By Jane Doe", "Von Sina Giebel", "Par ...", "Por ...".
 BYLINE_LINE = re.compile(
     r"^\s*(?:by|von|par|por|di|door|av|de|przez|autor(?:in)?:?|written\s+by|posted\s+by)\s+\S",
@@ -641,13 +645,20 @@ MORE_HEADINGS = re.compile(
     re.IGNORECASE,
 )
 RELATED_LABEL_MAX_CHARS = 70
+#: Headings of the text's own sources, never promotion (they may name "more" reading).
+CITED_HEADINGS = re.compile(
+    r"^\s*(?:further\s+reading|see\s+also|references|sources|bibliography|external\s+links"
+    r"|notes|quellen(?:angaben)?|literatur|weiterführende\s+literatur|bibliographie"
+    r"|références|fuentes|referencias|bibliografía)\b",
+    re.IGNORECASE,
+)
 #: An inline "Related:" paragraph: a label, a colon, then (mostly) a link.
 RELATED_INLINE = re.compile(
     r"^\s*(?:related|read\s+(?:more|also|next)|also\s+read|more|mire|lee\s+también"
     r"|puedes\s+ver|ver\s+también|leia\s+também|veja\s+também|lesen\s+sie\s+auch|mehr\s+zum\s+thema"
     r"|auch\s+interessant|siehe\s+auch|à\s+lire\s+aussi|a\s+lire\s+aussi|lire\s+aussi|voir\s+aussi"
     r"|zobacz\s+(?:też|także|również)|czytaj\s+(?:też|także|więcej)|leggi\s+anche|informate\s+más"
-    r")\b\s*(?:[:\-–—>»|]|\s+w\b)",
+    r")\b\s*(?:[:\-\u2013\u2014>»|]|\s+w\b)",
     re.IGNORECASE,
 )
 RELATED_INLINE_MAX_CHARS = 300

@@ -1,0 +1,166 @@
+"""The chrome around the text (`extract/periphery.py`, issue 14): each rule on a page
+built for it, and the things it must never remove."""
+
+from __future__ import annotations
+
+from webmd_spider.extract import ExtractOptions, extract
+
+URL = "https://news.example/2026/03/barrier"
+SENTENCE = (
+    "The council met on Friday to decide how the lower town should be protected from the "
+    "spring tides that flood it every few years. "
+)
+PROSE = SENTENCE * 3
+
+
+def page(body: str, head: str = "") -> str:
+    return (
+        f"<html><head><title>Barrier approved | Harbour Ledger</title>{head}</head><body>"
+        "<header><a href='/'>Harbour Ledger</a></header>"
+        f"{body}<footer>© Harbour Ledger</footer></body></html>"
+    )
+
+
+def article(inner: str, after: str = "") -> str:
+    return page(f"<article><h1>Barrier approved</h1>{inner}</article>{after}")
+
+
+def test_markdown_opens_with_the_title_and_text_is_the_body() -> None:
+    doc = extract(article(f"<p>{PROSE}</p><p>{PROSE}</p>"), URL)
+    assert doc.markdown.startswith("# Barrier approved\n\nThe council met")
+    assert doc.text.startswith("The council met")
+    assert "Barrier approved" not in doc.text
+    assert doc.headings[0].level == 1 and doc.headings[0].text == "Barrier approved"
+    assert doc.markdown.count("Barrier approved") == 1
+
+
+def test_kicker_byline_date_and_deck_go_to_fields() -> None:
+    deck = "Councillors voted 31 to 9 to fund the first phase of a moveable barrier."
+    body = (
+        "<div class='story-top'><span class='kicker'>Flood defence</span>"
+        "<h1>Barrier approved</h1><p>By Jane Roe</p><p>21 March 2026</p>"
+        f"<p class='standfirst'>{deck}</p></div><p>{PROSE}</p><p>{PROSE}</p>"
+    )
+    doc = extract(
+        page(f"<article>{body}</article>", f"<meta name='description' content='{deck}'>"), URL
+    )
+    for chrome in ("Flood defence", "Jane Roe", "21 March 2026", deck):
+        assert chrome not in doc.text, chrome
+    assert doc.description == deck
+    assert doc.text.startswith("The council met")
+
+
+def test_a_comment_thread_longer_than_the_article_goes() -> None:
+    comments = "".join(
+        f"<li class='reply'><b>reader{i}</b><p>{SENTENCE * 2} I disagree with point {i}.</p></li>"
+        for i in range(12)
+    )
+    html = article(
+        f"<p>{PROSE}</p><p>{PROSE}</p>",
+        after=f"<section><h2>34 responses to “Barrier approved”</h2><ol>{comments}</ol></section>",
+    )
+    doc = extract(html, URL)
+    assert "I disagree with point" not in doc.text
+    assert "responses to" not in doc.markdown
+    assert doc.text.count("The council met") == 6
+
+
+def test_a_thread_that_is_the_page_stays() -> None:
+    posts = "".join(
+        f"<div class='post'><b>user{i}</b><div class='post-body'><p>{SENTENCE} Post number {i}."
+        "</p></div></div>"
+        for i in range(6)
+    )
+    doc = extract(page(f"<main><h1>Paddle stuck in the pan</h1>{posts}</main>"), URL)
+    assert all(f"Post number {i}." in doc.text for i in range(6))
+
+
+def test_related_grid_and_inline_related_links_go() -> None:
+    cards = "".join(
+        f"<a href='/2026/03/story-{i}'><h3>Other story {i}</h3><p>A short blurb.</p></a>"
+        for i in range(4)
+    )
+    inner = (
+        f"<p>{PROSE}</p><p>Related: <a href='/2026/02/levees'>Levees fail again</a></p>"
+        f"<p>{PROSE}</p>"
+    )
+    doc = extract(
+        article(inner, after=f"<div class='grid'><h2>More from the Ledger</h2>{cards}</div>"), URL
+    )
+    assert "Other story" not in doc.markdown and "More from the Ledger" not in doc.markdown
+    assert "Levees fail again" not in doc.markdown
+    assert doc.text.count("The council met") == 6
+
+
+def test_photo_captions_and_credits_go_unless_asked() -> None:
+    figure = (
+        "<figure><img src='/img/gates.jpg' alt='The gates'>"
+        "<figcaption>A model of the gates. Photo: Tom Avery/Getty Images</figcaption></figure>"
+    )
+    html = article(f"{figure}<p>{PROSE}</p><p>{PROSE}</p>")
+    doc = extract(html, URL)
+    assert "Getty" not in doc.text and "A model of the gates" not in doc.markdown
+    assert "![The gates](https://news.example/img/gates.jpg)" in doc.markdown  # the image stays
+    kept = extract(html, URL, options=ExtractOptions(keep_captions=True))
+    assert "A model of the gates. Photo: Tom Avery/Getty Images" in kept.text
+    assert "A model of the gates" in kept.markdown
+
+
+def test_a_documents_figure_and_table_captions_stay() -> None:
+    body = (
+        "<main><h1>Concurrency Control</h1>"
+        f"<p>{PROSE}</p><figure><img src='/fig/mvcc.png' alt='MVCC'>"
+        "<figcaption>Figure 13.1. Row versions seen by two transactions</figcaption></figure>"
+        "<table><caption>Table 13.1. Transaction Isolation Levels</caption>"
+        "<tr><th>Level</th><th>Dirty Read</th></tr><tr><td>Read committed</td><td>No</td></tr>"
+        f"</table><p>{PROSE}</p></main>"
+    )
+    doc = extract(page(body), "https://docs.example/mvcc.html")
+    assert "Figure 13.1. Row versions seen by two transactions" in doc.text
+    assert "Transaction Isolation Levels" in doc.markdown
+
+
+def test_author_bio_and_newsletter_box_go() -> None:
+    after = (
+        "<div class='about-author'><img src='/a.jpg' alt=''><p>Jane Roe writes about the "
+        "coast. She has covered the council for ten years.</p></div>"
+        "<div class='signup-box'><h3>Get the newsletter</h3><p>Subscribe to our weekly "
+        "briefing.</p></div>"
+    )
+    doc = extract(article(f"<p>{PROSE}</p><p>{PROSE}</p>{after}"), URL)
+    assert "covered the council" not in doc.text
+    assert "Subscribe" not in doc.text and "Get the newsletter" not in doc.markdown
+
+
+def test_data_table_rows_with_player_classes_all_stay() -> None:
+    rows = "".join(
+        f"<tr class='player-row video-row'><td>{i}</td><td>Team {i}</td><td>{40 - i}</td></tr>"
+        for i in range(1, 13)
+    )
+    table = (
+        "<table><thead><tr><th>Pos</th><th>Team</th><th>Pts</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+    doc = extract(article(f"<p>{PROSE}</p>{table}<p>{PROSE}</p>"), URL)
+    assert all(f"| {i} | Team {i} | {40 - i} |" in doc.markdown for i in range(1, 13))
+    assert len(doc.tables[0]["rows"]) == 12
+
+
+def test_further_reading_of_other_sites_is_not_promotion() -> None:
+    reading = (
+        "<h2>Further reading</h2><ul><li><a href='https://tides.example/a'>Tide tables</a></li>"
+        "<li><a href='https://sea.example/b'>Barriers of Europe</a></li></ul>"
+    )
+    doc = extract(article(f"<p>{PROSE}</p><p>{PROSE}</p>{reading}"), URL)
+    assert "## Further reading" in doc.markdown and "Barriers of Europe" in doc.markdown
+
+
+def test_a_listing_page_stays_a_listing() -> None:
+    cards = "".join(
+        f"<article class='card'><h2><a href='/2026/03/s{i}'>Story number {i}</a></h2>"
+        f"<p>Teaser {i}: the council decided something important about the harbour.</p></article>"
+        for i in range(8)
+    )
+    doc = extract(page(f"<main><h1>Latest articles</h1>{cards}</main>"), "https://news.example/")
+    assert all(f"Story number {i}" in doc.markdown for i in range(8))
+    assert all(f"Teaser {i}:" in doc.text for i in range(8))
