@@ -42,6 +42,7 @@ from webmd_spider.extract.boilerplate import (
     COMMENTS,
     _host_of_site,
     _link_host,
+    _name_parts,
     class_words,
     element_verdict,
 )
@@ -87,8 +88,10 @@ class _Trimmer:
         description: str | None,
         keep_captions: bool,
         site: str | None,
+        article_meta: bool,
     ) -> None:
         self.root = root
+        self.article_meta = article_meta
         self.site = _host_of_site(site).removeprefix("www.") if site else None
         self.h1 = h1 if h1 is not None and _under(h1, root) else None
         self.stats: TextStats = measure(root)
@@ -179,6 +182,8 @@ class _Trimmer:
         if chars == 0 or element in self.protected:
             return False
         words = class_words(element) if (element.get("class") or element.get("id")) else set()
+        if not words.isdisjoint(v.ADMONITION_WORDS):
+            return False  # a note or warning of the text (docs), whatever it mentions
         if not self.keep_captions and chars <= v.CAPTION_MAX_CHARS:
             if tag == "figcaption" or self._caption_named(words):
                 # a box holding the image is the figure, not its caption; a caption
@@ -196,7 +201,7 @@ class _Trimmer:
                 and not _holds(element, _MEDIA_OR_DATA)
             ):
                 parent = element.getparent()
-                if parent is not None and parent.tag not in _INLINE_PARENTS:
+                if parent is not None and parent.tag not in _INLINE_PARENTS and _by_image(element):
                     text = _text(element)
                     if v.CREDIT_LINE.search(text) and not v.DOC_CAPTION.match(text):
                         return True
@@ -210,18 +215,28 @@ class _Trimmer:
             if chars <= v.TICKER_MAX_CHARS and not words.isdisjoint(v.TICKER_WORDS):
                 return not _holds(element, ("h1",))
             if (
-                not words.isdisjoint(v.RELATED_NAME_WORDS)
+                element.get("class")
+                and not class_words_of(element.get("class") or "").isdisjoint(v.RELATED_NAME_WORDS)
                 and self.of[element][LINKS] >= 1
                 and chars * 2 <= self.chars(self.root)
                 and self.prose_before(element) > 0
             ):
                 return not _holds(element, ("h1",))
-            if chars <= v.PROMPT_MAX_CHARS and not words.isdisjoint(v.PROMPT_NAME_WORDS):
+            if (
+                chars <= v.PROMPT_MAX_CHARS
+                and element.get("class")
+                and not class_words_of(element.get("class") or "").isdisjoint(v.PROMPT_NAME_WORDS)
+            ):
                 return not _holds(element, ("h1",))
         if chars <= v.PROMPT_MAX_CHARS and tag in ("p", "div", "section", "form", "aside"):
             text = _text(element)
-            if v.PROMPT_TEXT.search(text) and (
-                self.prose_before(element) > 0.8 * self.total_prose or _emphasised(element)
+            # in the body a prompt asks for an action (a link, a form control); a
+            # paragraph of a manual that mentions subscribing does not
+            if (
+                v.PROMPT_TEXT.search(text)
+                and _emphasised(element)
+                and _holds(element, ("a", "input", "button", "form"))
+                and not _holds(element, ("code", "kbd", "tt", "pre"))
             ):
                 return True
         return False
@@ -408,12 +423,19 @@ class _Trimmer:
                     or (share >= 0.9 and not v.URL_TEXT.match(_text(element)))
                 )
                 and not self._cited_list(element)
+                and not self._cited_section(element)
             ):
                 self.drop(element, "tail")
                 kept.append(element)  # a scar: the heading over it is dangling now
                 continue
             text = _text(element) if self.chars(element) <= v.PROMPT_MAX_CHARS else ""
-            if text and v.PROMPT_TEXT.search(text):
+            if (
+                text
+                and v.PROMPT_TEXT.search(text)
+                and _holds(element, ("a", "input", "button", "form"))
+                and not _holds(element, ("code", "kbd", "tt", "pre"))
+                and not self._cited_section(element)
+            ):
                 self.drop(element, "tail")
                 kept.append(element)
                 continue
@@ -436,6 +458,18 @@ class _Trimmer:
                 dropped_after = True
                 continue
             break
+
+    def _cited_section(self, element: Element) -> bool:
+        """A block that opens with, or follows, a heading of the text's own references
+        ("See Also", "References", "Further reading": `vocabulary.CITED_HEADINGS`)."""
+        heading = next(element.iter(*_HEADING_RANK), None)
+        if heading is None:
+            heading = element.getprevious()
+            while heading is not None and not isinstance(heading.tag, str):
+                heading = heading.getprevious()
+            if heading is None or heading.tag not in _HEADING_RANK:
+                return False
+        return bool(v.CITED_HEADINGS.match(_text(heading)))
 
     def _cited_list(self, element: Element) -> bool:
         """A list right under a heading of the text ("See also", "References")."""
@@ -528,9 +562,16 @@ class _Trimmer:
         chars = len(_text(element))  # measured now: the title may have left this box
         if chars == 0 or element.tag in ("h2", "h3", "h4", "h5", "h6"):
             return chars > 0 and self._is_deck(element)
+        if _holds(element, ("h2", "h3", "h4", "h5", "h6")):
+            return False  # a section's heading box (DocBook's "titlepage"): its lines are judged
         text = _text(element)
+        if v.DOC_CAPTION.match(text):
+            return False  # "Table 8.4. Character Types": a document's own caption
         if chars <= v.TITLE_BLOCK_MAX_CHARS:
-            if v.BYLINE_LINE.match(text) or (v.DATE_LINE.search(text) and chars <= 60):
+            # a date or byline line is a field only where the page has those fields (an
+            # article); a manual's "Release date: 2022-11-10" is its text
+            dated = v.BYLINE_LINE.match(text) or (v.DATE_LINE.search(text) and chars <= 60)
+            if dated and self.article_meta:
                 return True
             # a line without a sentence is the title block's only beside the title:
             # above it (kicker, category) or in its box (date, byline); elsewhere it may
@@ -599,6 +640,20 @@ def _leaf_label(element: Element, tag: str) -> bool:
     return all(child.tag in v.INLINE_TAGS for child in element.iterchildren(etree.Element))
 
 
+def class_words_of(value: str) -> set[str]:
+    """Lower-cased words of a class attribute (`boilerplate.class_words` without the id)."""
+    return {w.lower() for w in _name_parts(value)}
+
+
+def _by_image(element: Element) -> bool:
+    """`element` sits in a figure or beside an image (its parent or grandparent holds one):
+    where a photo credit stands."""
+    for ancestor in itertools.islice(element.iterancestors(), 3):
+        if ancestor.tag == "figure" or next(ancestor.iter("img", "picture"), None) is not None:
+            return True
+    return False
+
+
 def _emphasised(element: Element) -> bool:
     """All of the block's text sits in one em / strong / i / b child (an editor's note)."""
     children = [c for c in element if isinstance(c.tag, str)]
@@ -614,6 +669,7 @@ def trim_periphery(
     description: str | None = None,
     keep_captions: bool = False,
     site: str | None = None,
+    article_meta: bool = True,
 ) -> Trimmed:
     """Remove the chrome around the text of `root` in place (see the module docstring).
 
@@ -621,7 +677,9 @@ def trim_periphery(
     removed as the title); `description` is the page's meta description (a deck
     equal to it is removed); `keep_captions` keeps every caption and credit; `site` is
     ``urls.site_key`` of the page (a "More" section linking off the site is a list of
-    sources, and stays). Returns
+    sources, and stays); `article_meta` says the page has an author or a publication
+    date among its fields (without them a date or byline line above the text is kept:
+    it is the only place the page says it). Returns
     the title text taken out, for the Markdown's ``# {title}`` line.
     """
-    return _Trimmer(root, h1, description, keep_captions, site).run()
+    return _Trimmer(root, h1, description, keep_captions, site, article_meta).run()

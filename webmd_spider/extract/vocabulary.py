@@ -670,7 +670,7 @@ TAIL_LABEL_MAX_CHARS = 40
 
 #: Prompts that are never the article: newsletter, subscribe, donate, follow, paywall.
 PROMPT_TEXT = re.compile(
-    r"\b(?:newsletter|subscribe|subscription|subscriber|sign\s+up|signup|donat(?:e|ion)"
+    r"\b(?:newsletter|subscribe\s+(?:now|today|to\s+(?:our|the))|sign\s+up|signup|donat(?:e|ion)"
     r"|support\s+(?:us|our)|become\s+a\s+(?:member|patron)|follow\s+(?:us|the)|join\s+our"
     r"|download\s+(?:the|our)\s+app|abonnier|abonnement|abonnez|abónate|suscr[ií]b|assine"
     r"|unterstütze|spenden?|jetzt\s+(?:bestellen|registrieren|abonnieren)|registrieren\s+und"
@@ -733,7 +733,7 @@ RELATED_NAME_WORDS = frozenset(
     {
         *("related", "relatedposts", "relatedarticles", "relatedtopics", "yarpp", "crp"),
         *("recommended", "recommendations", "morestories", "readmore", "readnext"),
-        *("similar", "similarity", "interlinking", "outbrain", "taboola"),
+        *("interlinking", "outbrain", "taboola"),
     }
 )  # fmt: skip
 #: Class / id words of a prompt box (newsletter sign-up, paywall, donation).
