@@ -61,6 +61,7 @@ _LISTS = ("ul", "ol", "dl", "blockquote")
 _NEVER_JUDGED = frozenset({"pre", "code", "table", "tr", "td", "th", "tbody", "thead", "caption"})
 _CREDIT_TAGS = frozenset({"p", "div", "small", "cite", "span", "figcaption", "em", "i", "font"})
 _LABEL_TAGS = frozenset({"p", "div", "span", "strong", "b", "header", "section"})
+_UI_TAGS = frozenset({"p", "div", "span", "a", "li", "ul", "section", "button"})
 _ITEM_TAGS = frozenset({"li", "dd", "dt", "tr", "td", "th", "tbody", "thead", "tfoot"})
 _HEADING_RANK = {f"h{n}": n for n in range(1, 7)}
 _INLINE_PARENTS = frozenset({"p", "a", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"})
@@ -215,6 +216,12 @@ class _Trimmer:
             if chars <= v.TICKER_MAX_CHARS and not words.isdisjoint(v.TICKER_WORDS):
                 return not _holds(element, ("h1",))
             if (
+                chars <= v.SIGNATURE_MAX_CHARS
+                and element.get("class")
+                and not class_words_of(element.get("class") or "").isdisjoint(v.POSTER_WORDS)
+            ):
+                return not _holds(element, ("h1",))  # a poster's signature or profile stats
+            if (
                 element.get("class")
                 and not class_words_of(element.get("class") or "").isdisjoint(v.RELATED_NAME_WORDS)
                 and self.of[element][LINKS] >= 1
@@ -223,11 +230,21 @@ class _Trimmer:
             ):
                 return not _holds(element, ("h1",))
             if (
+                element.get("class")
+                and not class_words_of(element.get("class") or "").isdisjoint(v.TEASER_NAME_WORDS)
+                and chars * 2 <= self.chars(self.root)
+                and self.prose_before(element) > 0
+                and _linked_headline(element)
+            ):
+                return not _holds(element, ("h1",))  # a teaser of another page
+            if (
                 chars <= v.PROMPT_MAX_CHARS
                 and element.get("class")
                 and not class_words_of(element.get("class") or "").isdisjoint(v.PROMPT_NAME_WORDS)
             ):
                 return not _holds(element, ("h1",))
+        if chars <= v.UI_LABEL_MAX_CHARS and tag in _UI_TAGS and v.UI_LABEL.match(_text(element)):
+            return True  # "Seite teilen", "Zurück zur Übersicht", "Artikel bewerten"
         if chars <= v.PROMPT_MAX_CHARS and tag in ("p", "div", "section", "form", "aside"):
             text = _text(element)
             # in the body a prompt asks for an action (a link, a form control); a
@@ -643,6 +660,17 @@ def _leaf_label(element: Element, tag: str) -> bool:
 def class_words_of(value: str) -> set[str]:
     """Lower-cased words of a class attribute (`boilerplate.class_words` without the id)."""
     return {w.lower() for w in _name_parts(value)}
+
+
+def _linked_headline(element: Element) -> bool:
+    """`element` holds a headline that links to another page: a link inside a heading,
+    or a heading inside a link (a card)."""
+    for heading in element.iter("h2", "h3", "h4", "h5", "h6"):
+        if next(heading.iter("a"), None) is not None:
+            return True
+        if any(a.tag == "a" for a in heading.iterancestors()):
+            return True
+    return False
 
 
 def _by_image(element: Element) -> bool:

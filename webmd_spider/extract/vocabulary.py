@@ -736,6 +736,25 @@ RELATED_NAME_WORDS = frozenset(
         *("interlinking", "outbrain", "taboola"),
     }
 )  # fmt: skip
+#: A control's whole text: share, print, rate, back-to labels, in many languages.
+UI_LABEL = re.compile(
+    r"^\s*(?:(?:diese[n]?\s+)?(?:seite|artikel|beitrag)\s+(?:teilen|drucken|bewerten|empfehlen)"
+    r"|mit\s+freunden\s+teilen|jetzt\s+teilen|teilen|share(?:\s+(?:this|on|via)(?:\s+\w+)?)?"
+    r"|partager(?:\s+(?:sur|cet\s+article))?|compartir(?:\s+en)?|condividi|udostępnij"
+    r"|teilen\s+twittern(?:\s+e-mail)?|drucken|print(?:\s+this(?:\s+page|\s+article)?)?"
+    r"|imprimer|imprimir|zurück(?:\s+(?:zur|zum|nach)\s+\S+)?|nach\s+oben|back\s+to\s+(?:top|\S+)"
+    r"|retour(?:\s+(?:à|en)\s+\S+)?|volver(?:\s+a\s+\S+)?|voltar|torna\s+su"
+    r"|(?:hier\s+können\s+sie\s+den\s+)?artikel\s+bewerten|bewerten\s+sie\s+diese[ns]?\s+\w+"
+    r"|rate\s+this(?:\s+\w+)?|tipp\s+favorisieren|bild\s+anzeigen|bild\s+vergrößern"
+    r")\s*[!:.»\u203a→]*\s*$",
+    re.IGNORECASE,
+)
+UI_LABEL_MAX_CHARS = 45
+#: Class words of a forum poster's signature and profile box (rank, post count, joined).
+POSTER_WORDS = frozenset({"signature", "postprofile", "userinfo", "usersig", "userstats"})
+SIGNATURE_MAX_CHARS = 400
+#: Class words of a teaser of another page (judged with a linked headline inside).
+TEASER_NAME_WORDS = frozenset({"teaser", "teasers", "newsteaser", "promo", "promos"})
 #: Class / id words of a prompt box (newsletter sign-up, paywall, donation).
 PROMPT_NAME_WORDS = frozenset(
     {
