@@ -528,7 +528,8 @@ PAGER_LINK_SHARE = 0.95
 #: The label of a page's tag list ("Tags", "Filed under:"): with the link lists
 #: that follow it (or the links after it in its own block) it is chrome.
 TAG_LIST_LABELS = re.compile(
-    r"^\s*(?:tags?|tagged(?:\s+(?:with|as))?|topics|filed\s+under|keywords|labels"
+    r"^\s*(?:tags?|tagged(?:\s+(?:with|as))?|topics|filed\s+under|keywords|labels|categories"
+    r"|themen|kategorien|schlagworte|temas|tematy|thèmes|sujets|argomenti|categorías"
     r"|mots[-\s]cl[ée]s|schlagw[öo]rter|etiquetas|标签|關鍵字|关键词|タグ)\s*[:\uff1a]?\s*$",
     re.IGNORECASE,
 )
@@ -635,6 +636,7 @@ MORE_HEADINGS = re.compile(
     r"^\s*(?:related|more|latest|recent|recommended|popular|trending|similar"
     r"|read\s+(?:more|next|also)|see\s+more|also\s+read|you\s+(?:may|might)|don'?t\s+miss"
     r"|verwandte|weitere|mehr|neueste|letzte|aktuelle|ähnliche|beliebte|empfohlen|lesen\s+sie"
+    r"|zum\s+weiterlesen|noch\s+mehr|entdecke|temas\s+relacionad|notas\s+relacionad"
     r"|das\s+könnte|dies\s+könnte|auch\s+interessant|zum\s+thema|passend"
     r"|à\s+lire|a\s+lire|lire\s+aussi|voir\s+aussi|sur\s+le\s+même|plus\s+de|les\s+plus|dans\s+la\s+même"
     r"|lee\s+también|leer\s+más|ver\s+también|más\s+(?:noticias|de|leídas)|te\s+puede|noticias\s+relacionadas"
