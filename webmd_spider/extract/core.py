@@ -18,7 +18,7 @@ from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
 from webmd_spider.extract.document import Document, ExtractOptions, Heading
 from webmd_spider.extract.inline import escape_line_start, escape_text
 from webmd_spider.extract.languages import guess_language
-from webmd_spider.extract.markdown import render
+from webmd_spider.extract.markdown import render, with_title
 from webmd_spider.extract.metadata import apply_metadata, effective_base, page_tags
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.periphery import trim_periphery
@@ -91,11 +91,10 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc.text = rendered.text
     doc.headings = rendered.headings
     doc.content_hash = rendered.content_hash
-    if heading and title:
+    if title:
         if opts.max_chars and len(heading) > opts.max_chars:
             heading = heading[: opts.max_chars].rstrip()
-        body = rendered.markdown
-        doc.markdown = heading + "\n\n" + body if body else heading
+        doc.markdown = with_title(heading, rendered.markdown)
         doc.headings = [Heading(level=1, text=title), *rendered.headings]
     else:
         doc.markdown = rendered.markdown

@@ -102,7 +102,7 @@ def render(
             [],
             truncated,
             len(text.split()),
-            markdown_hash(_document(heading, text)),
+            markdown_hash(with_title(heading, text)),
         )
 
 
@@ -154,12 +154,12 @@ def render_strict(
         tables=renderer.tables,
         truncated=truncated,
         total_words=sum(len(tx.split()) for _, tx, _ in blocks) if truncated else len(text.split()),
-        content_hash=markdown_hash(_document(heading, full)),
+        content_hash=markdown_hash(with_title(heading, full)),
     )
 
 
-def _document(heading: str, body: str) -> str:
-    """The title line, a blank line and the body (either may be empty)."""
+def with_title(heading: str, body: str) -> str:
+    """The document: the title line, a blank line and the body (either may be empty)."""
     if heading and body:
         return heading + "\n\n" + body
     return heading or body

@@ -40,6 +40,8 @@ from lxml import etree
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.boilerplate import (
     COMMENTS,
+    _depth_below,
+    _element_before,
     _host_of_site,
     _link_host,
     _name_parts,
@@ -56,7 +58,11 @@ from webmd_spider.extract.stats import (
     measure,
 )
 
-_MEDIA_OR_DATA = ("img", "picture", "figure", "video", "svg", "iframe", "pre", "table", "code")
+_MEDIA = ("img", "picture", "figure", "video", "svg", "iframe")
+_DATA = ("pre", "table", "code")
+_MEDIA_OR_DATA = _MEDIA + _DATA
+#: what a block after the text holds that makes it more than a list of links
+_KEPT_AFTER_TEXT = ("img", "svg", "iframe", *_DATA)
 _LISTS = ("ul", "ol", "dl", "blockquote")
 _NEVER_JUDGED = frozenset({"pre", "code", "table", "tr", "td", "th", "tbody", "thead", "caption"})
 _CREDIT_TAGS = frozenset({"p", "div", "small", "cite", "span", "figcaption", "em", "i", "font"})
@@ -64,6 +70,8 @@ _LABEL_TAGS = frozenset({"p", "div", "span", "strong", "b", "header", "section"}
 _UI_TAGS = frozenset({"p", "div", "span", "a", "li", "ul", "section", "button"})
 _ITEM_TAGS = frozenset({"li", "dd", "dt", "tr", "td", "th", "tbody", "thead", "tfoot"})
 _HEADING_RANK = {f"h{n}": n for n in range(1, 7)}
+_HEADINGS = tuple(_HEADING_RANK)
+_SUBHEADINGS = ("h2", "h3", "h4", "h5", "h6")
 _INLINE_PARENTS = frozenset({"p", "a", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"})
 
 
@@ -98,15 +106,19 @@ class _Trimmer:
         self.stats: TextStats = measure(root)
         self.of = self.stats.of
         self.description = " ".join((description or "").split()).lower()
-        self.keep_captions = keep_captions
         self.protected: set[Element] = set()
         if self.h1 is not None:
             self.protected.add(self.h1)
             self.protected.update(self.h1.iterancestors())
-        for body in root.iter(etree.Element):
-            if (body.get("itemprop") or "").lower() == "articlebody":
-                self.protected.add(body)
-                self.protected.update(body.iterancestors())
+        captions = 0
+        for element in self.stats.elements:  # measured already: no second walk of the tree
+            if element.tag == "figcaption":
+                captions += self.chars(element)
+            if (element.get("itemprop") or "").lower() == "articlebody":
+                self.protected.add(element)
+                self.protected.update(element.iterancestors())
+        # a gallery whose captions are most of the text: the captions are the page
+        self.keep_captions = keep_captions or captions * 2 > self.chars(root)
         self.order = {el: i for i, el in enumerate(self.stats.elements)}
         self.h1_at = -1  # document position of the title heading, when there is one
         self.title_box: Element | None = None  # the title heading's own box, if small
@@ -115,6 +127,8 @@ class _Trimmer:
         self.para_index = [self.order[p] for p, _ in paragraphs]
         self.para_prose = list(itertools.accumulate(n for _, n in paragraphs))
         self.total_prose = self.para_prose[-1] if self.para_prose else 0
+        #: the elements the box and section passes judge (`_judged`), listed once
+        self.judged = self._judged()
 
     # ------------------------------------------------------------------ helpers
 
@@ -131,13 +145,11 @@ class _Trimmer:
         at = bisect.bisect_left(self.para_index, self.order.get(element, 0))
         return self.para_prose[at - 1] if at else 0
 
-    def drop(self, element: Element, why: str) -> bool:
-        """Remove `element` (its tail text stays) unless protected; `why` names the
-        rule (read by the debugging tools in bench/)."""
-        if element in self.protected or element is self.root or element.getparent() is None:
+    def drop(self, element: Element) -> bool:
+        """Remove `element` (its tail text stays) unless it is protected, the root, or
+        gone with an outer box already; True when it was removed."""
+        if element in self.protected or element is self.root or not _under(element, self.root):
             return False
-        if not _under(element, self.root):
-            return False  # went with an outer box already
         element.drop_tree()
         return True
 
@@ -152,17 +164,13 @@ class _Trimmer:
     def _captions_and_boxes(self) -> None:
         """Pass 1 and 3: captions, credit lines, author boxes, tickers, prompts."""
         drops: list[Element] = []
-        if not self.keep_captions:
-            # a gallery whose captions are most of the text: the captions are the page
-            captions = sum(self.chars(c) for c in self.root.iter("figcaption"))
-            self.keep_captions = captions * 2 > self.chars(self.root)
-        for element in self._judged():
+        for element in self.judged:
             if drops and drops[-1] in element.iterancestors():
                 continue
             if self._is_box(element, element.tag):
                 drops.append(element)
         for element in drops:
-            self.drop(element, "box")
+            self.drop(element)
 
     def _judged(self) -> list[Element]:
         """The root's elements in document order, code and data tables left out
@@ -182,7 +190,7 @@ class _Trimmer:
         chars = self.chars(element)
         if chars == 0 or element in self.protected:
             return False
-        words = class_words(element) if (element.get("class") or element.get("id")) else set()
+        words = _words(element)
         if not words.isdisjoint(v.ADMONITION_WORDS):
             return False  # a note or warning of the text (docs), whatever it mentions
         if not self.keep_captions and chars <= v.CAPTION_MAX_CHARS:
@@ -192,7 +200,7 @@ class _Trimmer:
                 parent = element.getparent()
                 if (
                     not _holds(element, _MEDIA_OR_DATA)
-                    and not (parent is not None and _holds(parent, _MEDIA_OR_DATA[6:]))
+                    and not (parent is not None and _holds(parent, _DATA))
                     and not v.DOC_CAPTION.match(_text(element))
                 ):
                     return True
@@ -206,43 +214,8 @@ class _Trimmer:
                     text = _text(element)
                     if v.CREDIT_LINE.search(text) and not v.DOC_CAPTION.match(text):
                         return True
-        if words:
-            if chars <= v.AUTHOR_BOX_MAX_CHARS and (
-                not words.isdisjoint(v.AUTHOR_BOX_WORDS)
-                or ("author" in words and not words.isdisjoint(v.AUTHOR_BOX_PAIR))
-                or (element.get("itemprop") == "author" and chars >= 100)
-            ):
-                return not _holds(element, ("h1",))
-            if chars <= v.TICKER_MAX_CHARS and not words.isdisjoint(v.TICKER_WORDS):
-                return not _holds(element, ("h1",))
-            if (
-                chars <= v.SIGNATURE_MAX_CHARS
-                and element.get("class")
-                and not class_words_of(element.get("class") or "").isdisjoint(v.POSTER_WORDS)
-            ):
-                return not _holds(element, ("h1",))  # a poster's signature or profile stats
-            if (
-                element.get("class")
-                and not class_words_of(element.get("class") or "").isdisjoint(v.RELATED_NAME_WORDS)
-                and self.of[element][LINKS] >= 1
-                and chars * 2 <= self.chars(self.root)
-                and self.prose_before(element) > 0
-            ):
-                return not _holds(element, ("h1",))
-            if (
-                element.get("class")
-                and not class_words_of(element.get("class") or "").isdisjoint(v.TEASER_NAME_WORDS)
-                and chars * 2 <= self.chars(self.root)
-                and self.prose_before(element) > 0
-                and _linked_headline(element)
-            ):
-                return not _holds(element, ("h1",))  # a teaser of another page
-            if (
-                chars <= v.PROMPT_MAX_CHARS
-                and element.get("class")
-                and not class_words_of(element.get("class") or "").isdisjoint(v.PROMPT_NAME_WORDS)
-            ):
-                return not _holds(element, ("h1",))
+        if words and self._named_box(element, words, chars):
+            return not _holds(element, ("h1",))
         if chars <= v.UI_LABEL_MAX_CHARS and tag in _UI_TAGS and v.UI_LABEL.match(_text(element)):
             return True  # "Seite teilen", "Zurück zur Übersicht", "Artikel bewerten"
         if chars <= v.PROMPT_MAX_CHARS and tag in ("p", "div", "section", "form", "aside"):
@@ -258,6 +231,39 @@ class _Trimmer:
                 return True
         return False
 
+    def _named_box(self, element: Element, words: set[str], chars: int) -> bool:
+        """A box named for what it is: an author box, a ticker, a poster's signature or
+        profile, a related or teaser block after the text's start, a prompt."""
+        if chars <= v.AUTHOR_BOX_MAX_CHARS and (
+            not words.isdisjoint(v.AUTHOR_BOX_WORDS)
+            or ("author" in words and not words.isdisjoint(v.AUTHOR_BOX_PAIR))
+            or (element.get("itemprop") == "author" and chars >= 100)
+        ):
+            return True
+        if chars <= v.TICKER_MAX_CHARS and not words.isdisjoint(v.TICKER_WORDS):
+            return True
+        classes = _class_words(element)
+        if not classes:
+            return False
+        if chars <= v.SIGNATURE_MAX_CHARS and not classes.isdisjoint(v.POSTER_WORDS):
+            return True
+        small_and_after_start = (
+            chars * 2 <= self.chars(self.root) and self.prose_before(element) > 0
+        )
+        if (
+            small_and_after_start
+            and not classes.isdisjoint(v.RELATED_NAME_WORDS)
+            and self.of[element][LINKS] >= 1
+        ):
+            return True
+        if (
+            small_and_after_start
+            and not classes.isdisjoint(v.TEASER_NAME_WORDS)
+            and _linked_headline(element)
+        ):
+            return True  # a teaser of another page
+        return chars <= v.PROMPT_MAX_CHARS and not classes.isdisjoint(v.PROMPT_NAME_WORDS)
+
     @staticmethod
     def _caption_named(words: set[str]) -> bool:
         found = words & v.CAPTION_WORDS
@@ -272,7 +278,7 @@ class _Trimmer:
         comments: list[Element] = []
         labels: list[tuple[Element, bool]] = []
         inline: list[Element] = []
-        for element in self._judged():
+        for element in self.judged:
             if element in self.protected:
                 continue
             tag = element.tag
@@ -306,12 +312,12 @@ class _Trimmer:
         for element in comments:
             first = first_of[(element.tag, element.get("class") or "")]
             if self.prose_before(first) >= v.COMMENTS_MIN_PROSE_BEFORE:
-                self.drop(element, "comments")
+                self.drop(element)
         for element, is_comments in labels:
             if _under(element, self.root):
                 self._drop_section(element, is_comments)
         for element in inline:
-            self.drop(element, "inline-related")
+            self.drop(element)
 
     def _whole_block(self, element: Element) -> bool:
         """`element` is not a run of words inside a longer block ("<li><b>Other APIs</b>: ...")."""
@@ -359,8 +365,8 @@ class _Trimmer:
         if not is_comments and self._cites(body):
             return  # "Weitere Quellen": the sources of the text, links to other sites
         for sibling in body:
-            self.drop(sibling, "section")
-        self.drop(box, "section-label")
+            self.drop(sibling)
+        self.drop(box)
 
     def _cites(self, blocks: list[Element]) -> bool:
         """Most links of `blocks` lead off the page's site (a list of sources, not
@@ -428,7 +434,7 @@ class _Trimmer:
             if element in self.protected or self.chars(element) == 0:
                 kept.append(element)
                 continue
-            if _holds(element, _MEDIA_OR_DATA[:1] + _MEDIA_OR_DATA[4:]):
+            if _holds(element, _KEPT_AFTER_TEXT):
                 kept.append(element)
                 continue
             share = self.link_share(element)
@@ -442,7 +448,7 @@ class _Trimmer:
                 and not self._cited_list(element)
                 and not self._cited_section(element)
             ):
-                self.drop(element, "tail")
+                self.drop(element)
                 kept.append(element)  # a scar: the heading over it is dangling now
                 continue
             text = _text(element) if self.chars(element) <= v.PROMPT_MAX_CHARS else ""
@@ -453,7 +459,7 @@ class _Trimmer:
                 and not _holds(element, ("code", "kbd", "tt", "pre"))
                 and not self._cited_section(element)
             ):
-                self.drop(element, "tail")
+                self.drop(element)
                 kept.append(element)
                 continue
             kept.append(element)
@@ -465,13 +471,13 @@ class _Trimmer:
             if element in self.protected or self.chars(element) == 0:
                 continue
             chars = self.chars(element)
-            if _holds(element, _MEDIA_OR_DATA[:1] + _MEDIA_OR_DATA[4:] + _LISTS):
+            if _holds(element, (*_KEPT_AFTER_TEXT, *_LISTS)):
                 break
             heading = element.tag in _HEADING_RANK
             if dropped_after and (
                 heading or (chars <= v.TAIL_LABEL_MAX_CHARS and not ends_sentence(_text(element)))
             ):
-                self.drop(element, "tail-label")
+                self.drop(element)
                 dropped_after = True
                 continue
             break
@@ -481,9 +487,7 @@ class _Trimmer:
         ("See Also", "References", "Further reading": `vocabulary.CITED_HEADINGS`)."""
         heading = next(element.iter(*_HEADING_RANK), None)
         if heading is None:
-            heading = element.getprevious()
-            while heading is not None and not isinstance(heading.tag, str):
-                heading = heading.getprevious()
+            heading = _element_before(element)
             if heading is None or heading.tag not in _HEADING_RANK:
                 return False
         return bool(v.CITED_HEADINGS.match(_text(heading)))
@@ -492,14 +496,10 @@ class _Trimmer:
         """A list right under a heading of the text ("See also", "References")."""
         if element.tag not in ("ul", "ol", "dl"):
             return False
-        before = element.getprevious()
-        while before is not None and not isinstance(before.tag, str):
-            before = before.getprevious()
+        before = _element_before(element)
         if before is None or before.tag not in _HEADING_RANK:
             return False
-        text = _text(before)
-        promotion = _promotion(text)
-        return not promotion or self._cites([element])
+        return not _promotion(_text(before)) or self._cites([element])
 
     def _title_block(self) -> Trimmed:
         """Pass 5: the h1, kicker, deck, byline and date lines before the first paragraph."""
@@ -528,20 +528,20 @@ class _Trimmer:
             before_h1 = self._beside(h1, preceding=True)
             result.title = _text(h1) or None
             self.protected.discard(h1)
-            self.drop(h1, "title")
+            self.drop(h1)
             if sum(self.chars(e) for e in before_h1) <= v.TITLE_BLOCK_MAX_BEFORE:
                 for element in before_h1:
                     if (
                         self.chars(element) <= v.DECK_MAX_CHARS
-                        and not _holds(element, _MEDIA_OR_DATA + _LISTS + tuple(_HEADING_RANK))
+                        and not _holds(element, (*_MEDIA_OR_DATA, *_LISTS, *_HEADINGS))
                         and element not in self.protected
                     ):
-                        self.drop(element, "before-title")
+                        self.drop(element)
             first = self._first_paragraph()
         # a deck set as the first paragraph (the meta description, a "standfirst")
         while first is not None and self._deck_paragraph(first):
             deck = _text(first)
-            if not self.drop(first, "deck"):
+            if not self.drop(first):
                 break  # protected (the h1's box, the articleBody): the text starts here
             result.deck = result.deck or deck
             first = self._first_paragraph()
@@ -560,15 +560,15 @@ class _Trimmer:
                 # chapters), unless it repeats the title
                 if result.title is None:
                     result.title = _text(element) or None
-                    self.drop(element, "title-block")
+                    self.drop(element)
                 elif _text(element) == result.title:
-                    self.drop(element, "title-block")
+                    self.drop(element)
                 continue
             if _holds(element, ("h1", *_MEDIA_OR_DATA, *_LISTS)) or element.tag in _LISTS:
                 if element.tag not in _LISTS and element.tag not in _NEVER_JUDGED:
                     stack.extend(c for c in element if isinstance(c.tag, str))
                 continue
-            if self._title_part(element) and self.drop(element, "title-block"):
+            if self._title_part(element) and self.drop(element):
                 continue
             if any(c.tag not in v.INLINE_TAGS for c in element.iterchildren(etree.Element)):
                 # a box of the title block (its title went already): judge its lines
@@ -577,9 +577,9 @@ class _Trimmer:
 
     def _title_part(self, element: Element) -> bool:
         chars = len(_text(element))  # measured now: the title may have left this box
-        if chars == 0 or element.tag in ("h2", "h3", "h4", "h5", "h6"):
+        if chars == 0 or element.tag in _SUBHEADINGS:
             return chars > 0 and self._is_deck(element)
-        if _holds(element, ("h2", "h3", "h4", "h5", "h6")):
+        if _holds(element, _SUBHEADINGS):
             return False  # a section's heading box (DocBook's "titlepage"): its lines are judged
         text = _text(element)
         if v.DOC_CAPTION.match(text):
@@ -603,8 +603,7 @@ class _Trimmer:
         paragraph: news sites copy their lead into the description."""
         if self.chars(paragraph) > v.DECK_MAX_CHARS:
             return False
-        words = class_words(paragraph) if (paragraph.get("class") or paragraph.get("id")) else set()
-        return not words.isdisjoint(v.DECK_WORDS) and self._by_title(paragraph)
+        return not _words(paragraph).isdisjoint(v.DECK_WORDS) and self._by_title(paragraph)
 
     def _by_title(self, element: Element) -> bool:
         if self.h1_at >= 0 and self.order.get(element, 0) < self.h1_at:
@@ -626,8 +625,7 @@ class _Trimmer:
             and (text == self.description or self.description.startswith(text[:120]))
         ):
             return True
-        words = class_words(element) if (element.get("class") or element.get("id")) else set()
-        return not words.isdisjoint(v.TITLE_BLOCK_WORDS)
+        return not _words(element).isdisjoint(v.TITLE_BLOCK_WORDS)
 
 
 def _promotion(text: str) -> bool:
@@ -640,9 +638,7 @@ def _promotion(text: str) -> bool:
 
 def _under(element: Element, root: Element) -> bool:
     """`element` is `root` or still one of its descendants."""
-    if element is root:
-        return True
-    return any(a is root for a in element.iterancestors())
+    return element is root or _depth_below(element, root) > 0
 
 
 def _holds(element: Element, tags: tuple[str, ...]) -> bool:
@@ -657,15 +653,22 @@ def _leaf_label(element: Element, tag: str) -> bool:
     return all(child.tag in v.INLINE_TAGS for child in element.iterchildren(etree.Element))
 
 
-def class_words_of(value: str) -> set[str]:
-    """Lower-cased words of a class attribute (`boilerplate.class_words` without the id)."""
-    return {w.lower() for w in _name_parts(value)}
+def _words(element: Element) -> set[str]:
+    """`boilerplate.class_words` (classes and id), without the call for a bare element."""
+    return class_words(element) if (element.get("class") or element.get("id")) else set()
+
+
+def _class_words(element: Element) -> set[str]:
+    """Lower-cased words of the element's classes alone (a document's ids are the slugs
+    of its headings, "guc-max-sync-workers-per-subscription", and say nothing)."""
+    value = element.get("class")
+    return {w.lower() for w in _name_parts(value)} if value else set()
 
 
 def _linked_headline(element: Element) -> bool:
     """`element` holds a headline that links to another page: a link inside a heading,
     or a heading inside a link (a card)."""
-    for heading in element.iter("h2", "h3", "h4", "h5", "h6"):
+    for heading in element.iter(*_SUBHEADINGS):
         if next(heading.iter("a"), None) is not None:
             return True
         if any(a.tag == "a" for a in heading.iterancestors()):
