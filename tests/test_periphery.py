@@ -164,3 +164,63 @@ def test_a_listing_page_stays_a_listing() -> None:
     doc = extract(page(f"<main><h1>Latest articles</h1>{cards}</main>"), "https://news.example/")
     assert all(f"Story number {i}" in doc.markdown for i in range(8))
     assert all(f"Teaser {i}:" in doc.text for i in range(8))
+
+
+ARTICLE_HEAD = "<meta property='article:published_time' content='2026-03-21T09:00:00Z'>"
+
+
+def test_a_paywall_notice_and_its_offer_go_with_a_trailing_app_prompt() -> None:
+    body = (
+        f"<p>{PROSE}</p><p>{PROSE}</p>"
+        "<p>To view the full story, please subscribe to the Harbour Ledger.</p>"
+        "<p>You can choose an annual plan or a weekly pass for the whole archive.</p>"
+        "<p>Download our app for the latest stories: <a href='/app'>iOS</a> and "
+        "<a href='/android'>Android</a>.</p>"
+    )
+    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    assert doc.text.count("The council met") == 6
+    for chrome in ("full story", "weekly pass", "Download our app"):
+        assert chrome not in doc.text, chrome
+
+
+def test_a_manual_keeps_its_closing_follow_the_steps_paragraph() -> None:
+    # no article metadata: the closing-prompt pass does not judge a manual's last lines
+    closing = (
+        "To report a bug, subscribe to the mailing list and follow the "
+        "<a href='/bugs'>instructions</a> there."
+    )
+    doc = extract(article(f"<p>{PROSE}</p><p>{PROSE}</p><p>{closing}</p>"), URL)
+    assert "follow the instructions there." in doc.text
+
+
+def test_a_teaser_grid_under_a_more_heading_goes_mid_page() -> None:
+    cards = "".join(
+        f"<div class='card'><a href='/story/{i}'>Story number {i} in the grid</a>"
+        f"<p>A short blurb about story {i}.</p></div>"
+        for i in range(4)
+    )
+    body = (
+        f"<p>{PROSE}</p><h2>Mehr zu Klima und Konsum</h2><div class='grid'>{cards}</div>"
+        f"<p>{PROSE}</p><p>{PROSE}</p>"
+    )
+    doc = extract(article(body), URL)
+    assert "Story number" not in doc.text and "Mehr zu Klima" not in doc.text
+    assert doc.text.count("The council met") == 9
+
+
+def test_a_more_label_on_a_line_of_its_own_takes_its_list() -> None:
+    links = "".join(f"<li><a href='/s/{i}'>Another headline {i}</a></li>" for i in range(5))
+    body = f"<p>{PROSE}</p><p>{PROSE}</p><div><span>Zobacz również</span><ul>{links}</ul></div>"
+    doc = extract(article(body), URL)
+    assert "Zobacz" not in doc.text and "Another headline" not in doc.text
+
+
+def test_a_sentence_that_starts_like_a_label_is_text() -> None:
+    body = (
+        f"<p>{PROSE}</p><p>Similar to <code>open()</code> but for sockets.</p>"
+        "<p><a href='/a'><code>read()</code></a>, <a href='/b'><code>write()</code></a></p>"
+        f"<p>{PROSE}</p>"
+    )
+    doc = extract(article(body), URL)
+    assert "Similar to `open()` but for sockets." in doc.markdown
+    assert "read()" in doc.text

@@ -60,6 +60,7 @@ from webmd_spider.extract.stats import (
 
 _MEDIA = ("img", "picture", "figure", "video", "svg", "iframe")
 _DATA = ("pre", "table", "code")
+_CODE = ("code", "kbd", "tt", "pre", "samp")
 _MEDIA_OR_DATA = _MEDIA + _DATA
 #: what a block after the text holds that makes it more than a list of links
 _KEPT_AFTER_TEXT = ("img", "svg", "iframe", *_DATA)
@@ -158,6 +159,7 @@ class _Trimmer:
     def run(self) -> Trimmed:
         self._captions_and_boxes()
         self._sections()
+        self._closing_prompts()
         self._tail()
         return self._title_block()
 
@@ -293,6 +295,11 @@ class _Trimmer:
                 heading or (_leaf_label(element, tag) and self._whole_block(element))
             ):
                 text = _text(element)
+                if not heading and (
+                    (text.endswith(".") and len(text.split()) >= v.LABEL_SENTENCE_WORDS)
+                    or _holds(element, _CODE)
+                ):
+                    continue  # a sentence of the text ("Similar to `map()` but ..."), no label
                 if v.COMMENT_HEADINGS.match(text) or v.AUTHOR_HEADINGS.match(text):
                     labels.append((element, True))
                 elif _promotion(text):
@@ -324,7 +331,19 @@ class _Trimmer:
         if element.tag not in v.INLINE_TAGS:
             return True
         parent = element.getparent()
-        return parent is not None and self.chars(parent) == self.chars(element)
+        if parent is None:
+            return False
+        if self.chars(parent) == self.chars(element):
+            return True
+        # a line of its own: no text beside it, only blocks ("<span>Related</span><ul>")
+        before = element.getprevious()
+        after = element.getnext()
+        return (
+            not (element.tail or "").strip()
+            and not ((before.tail if before is not None else parent.text) or "").strip()
+            and all(s is None or s.tag not in v.INLINE_TAGS for s in (before, after))
+            and (before is not None or after is not None)
+        )
 
     def _drop_section(self, label: Element, is_comments: bool) -> None:
         if is_comments and self.prose_before(label) < v.COMMENTS_MIN_PROSE_BEFORE:
@@ -352,14 +371,11 @@ class _Trimmer:
                 break
             body.append(sibling)
         if not is_comments:
-            chars = sum(self.chars(s) for s in body)
-            links = sum(self.of[s][LINK_CHARS] for s in body if s in self.of)
-            late = self.prose_before(box) >= v.MORE_SECTION_AFTER_SHARE * self.total_prose
-            teasers = late and sum(self.of[s][LINKS] for s in body if s in self.of) >= 2
-            if chars and links < 0.4 * chars and not (teasers and links >= 0.15 * chars):
+            cards = self._cards(body)
+            if cards:
+                body = cards
+            elif not self._promoted(box, body):
                 return  # a section of the text under a "More ..." heading
-            if not chars and self.prose_before(box) == 0:
-                return
         if any(s in self.protected for s in body):
             return
         if not is_comments and self._cites(body):
@@ -367,6 +383,43 @@ class _Trimmer:
         for sibling in body:
             self.drop(sibling)
         self.drop(box)
+
+    def _cards(self, body: list[Element]) -> list[Element]:
+        """The teaser cards that open `body`, a section under a "More ..." heading: the
+        blocks up to the first paragraph of text without a link (the text going on under
+        the heading), when they are a grid of linked headlines with short blurbs (at most
+        `TEASER_CHARS_PER_LINK` characters per link). Else []."""
+        cards: list[Element] = []
+        for block in body:
+            stats = self.of.get(block)
+            if stats is None:
+                continue
+            if not stats[LINKS] and stats[CHARS] > v.TEASER_CHARS_PER_LINK:
+                break
+            cards.append(block)
+        count = sum(self.of[s][LINKS] for s in cards)
+        chars = sum(self.chars(s) for s in cards)
+        late = bool(cards) and (
+            self.prose_before(cards[0]) >= v.MORE_SECTION_AFTER_SHARE * self.total_prose
+        )
+        if chars > v.TEASER_CHARS_PER_LINK * count or any(_holds(s, _CODE) for s in cards):
+            return []  # text with a link or two, or a manual's cross-references
+        if late and count == 1 and len(cards) == len(body):
+            return cards  # one last card after the text
+        if count >= 2 and 2 * sum(self.chars(s) for s in cards if not self.of[s][LINKS]) <= chars:
+            return cards
+        return []
+
+    def _promoted(self, box: Element, body: list[Element]) -> bool:
+        """`body` under a "More ..." heading is the site's promotion: mostly link text,
+        or, late in the page, teasers that link to at least two pages."""
+        chars = sum(self.chars(s) for s in body)
+        if not chars:
+            return self.prose_before(box) > 0  # a dangling label after the text
+        links = sum(self.of[s][LINK_CHARS] for s in body if s in self.of)
+        count = sum(self.of[s][LINKS] for s in body if s in self.of)
+        late = self.prose_before(box) >= v.MORE_SECTION_AFTER_SHARE * self.total_prose
+        return links >= 0.4 * chars or (late and count >= 2 and links >= 0.15 * chars)
 
     def _cites(self, blocks: list[Element]) -> bool:
         """Most links of `blocks` lead off the page's site (a list of sources, not
@@ -421,6 +474,39 @@ class _Trimmer:
             node = parent
         found.sort(key=lambda e: self.order.get(e, 0))
         return found
+
+    def _closing_prompts(self) -> None:
+        """Pass 3b: the prompts that close an article as paragraphs of their own: a
+        paywall notice and what follows it ("To view the full story, please subscribe"),
+        then a trailing run of short subscribe / newsletter / app lines with their link
+        or button (a manual's "follow the steps" line has neither)."""
+        if not self.article_meta:
+            return  # a manual's closing "subscribe to the list and follow the steps" is text
+        paragraphs = [p for p, _ in self.stats.paragraphs if _under(p, self.root)]
+        if len(paragraphs) < 2:
+            return
+        late = v.PAYWALL_AFTER_SHARE * self.total_prose
+        for index, paragraph in enumerate(paragraphs):
+            if (
+                index > 0
+                and self.chars(paragraph) <= v.PROMPT_MAX_CHARS
+                and self.prose_before(paragraph) >= late
+                and v.PAYWALL_TEXT.search(_text(paragraph))
+                and paragraph not in self.protected
+            ):
+                for rest in paragraphs[index:]:
+                    self.drop(rest)
+                return
+        for paragraph in reversed(paragraphs[1:]):
+            if (
+                self.chars(paragraph) > v.PROMPT_MAX_CHARS
+                or not v.PROMPT_TEXT.search(_text(paragraph))
+                or not _holds(paragraph, ("a", "input", "button", "form"))
+                or _holds(paragraph, _CODE)
+                or self.prose_before(paragraph) < late
+            ):
+                return
+            self.drop(paragraph)
 
     def _tail(self) -> None:
         """Pass 4: link-dense blocks after the last paragraph, then dangling labels."""

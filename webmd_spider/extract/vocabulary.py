@@ -636,7 +636,7 @@ MORE_HEADINGS = re.compile(
     r"^\s*(?:related|more|latest|recent|recommended|popular|trending|similar"
     r"|read\s+(?:more|next|also)|see\s+more|also\s+read|you\s+(?:may|might)|don'?t\s+miss"
     r"|verwandte|weitere|mehr|neueste|letzte|aktuelle|ähnliche|beliebte|empfohlen|lesen\s+sie"
-    r"|zum\s+weiterlesen|noch\s+mehr|entdecke|temas\s+relacionad|notas\s+relacionad"
+    r"|zum\s+weiterlesen|noch\s+mehr|entdecke|temas\s+relacionad\w*|notas\s+relacionad\w*"
     r"|das\s+könnte|dies\s+könnte|auch\s+interessant|zum\s+thema|passend"
     r"|à\s+lire|a\s+lire|lire\s+aussi|voir\s+aussi|sur\s+le\s+même|plus\s+de|les\s+plus|dans\s+la\s+même"
     r"|lee\s+también|leer\s+más|ver\s+también|más\s+(?:noticias|de|leídas)|te\s+puede|noticias\s+relacionadas"
@@ -647,6 +647,8 @@ MORE_HEADINGS = re.compile(
     re.IGNORECASE,
 )
 RELATED_LABEL_MAX_CHARS = 70
+#: A short block ending in a full stop with this many words is a sentence, not a label.
+LABEL_SENTENCE_WORDS = 6
 #: Headings of the text's own sources, never promotion (they may name "more" reading).
 CITED_HEADINGS = re.compile(
     r"^\s*(?:further\s+reading|see\s+also|references|sources|bibliography|external\s+links"
@@ -682,6 +684,16 @@ PROMPT_TEXT = re.compile(
     re.IGNORECASE,
 )
 PROMPT_MAX_CHARS = 300
+#: A paywall notice: the rest of the text is the offer, not the article.
+PAYWALL_TEXT = re.compile(
+    r"\b(?:to\s+(?:view|read)\s+the\s+full\s+(?:story|article)|for\s+the\s+full\s+(?:story|article)"
+    r"|already\s+a\s+subscriber|subscribe\s+to\s+(?:continue|read)|to\s+continue\s+reading"
+    r"|subscribers?\s+only|nur\s+für\s+abonnenten|réservé\s+aux\s+abonnés"
+    r"|exclusivo\s+para\s+suscriptores|jetzt\s+weiterlesen\s+mit)\b",
+    re.IGNORECASE,
+)
+#: ... and it stands after this share of the text's prose (not a notice at the top).
+PAYWALL_AFTER_SHARE = 0.5
 
 #: Caption and credit elements by class / id word (figcaption by its tag).
 CAPTION_WORDS = frozenset(
@@ -774,5 +786,8 @@ AUTHOR_HEADINGS = re.compile(
 #: A "More ..." section after this share of the root's prose goes even when it has
 #: prose of its own (teaser blurbs), if it links to at least two pages.
 MORE_SECTION_AFTER_SHARE = 0.7
+#: Under a "More ..." heading, a section with at most this many characters per link is
+#: a teaser grid (linked headline and a blurb per card) wherever it stands.
+TEASER_CHARS_PER_LINK = 250
 #: A link text that is a URL: a cited source, not a teaser.
 URL_TEXT = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$", re.IGNORECASE)
