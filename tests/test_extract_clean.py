@@ -164,3 +164,20 @@ def test_deep_nesting_is_safe() -> None:
     remove_never_content(root)
     assert root.find(".//script") is None
     assert "deep text" in root.text_content()
+
+
+def test_a_noscript_that_is_its_containers_only_text_is_the_content() -> None:
+    post = "Over the past few years we have seen threats grow more subtle. " * 5
+    root = _page(
+        "<div class='post-body'><script type='text/template'><p>copy</p></script>"
+        f"<noscript><p>{post}</p></noscript></div>"
+        "<div class='gallery'><p>A caption shown by the page itself, long enough to count "
+        "as text of its own beside the fallback below.</p>"
+        f"<noscript><p>{post}</p></noscript></div>"
+        "<div><noscript><img src='/pixel.gif'></noscript></div>"
+    )
+    remove_never_content(root)
+    text = _text(root)
+    assert text.count("Over the past few years") == 5  # the post once, not the gallery copy
+    assert "copy" not in text and "pixel" not in lxml.html.tostring(root).decode()
+    assert "A caption shown by the page itself" in text

@@ -224,3 +224,22 @@ def test_a_sentence_that_starts_like_a_label_is_text() -> None:
     doc = extract(article(body), URL)
     assert "Similar to `open()` but for sockets." in doc.markdown
     assert "read()" in doc.text
+
+
+def test_a_share_prompt_after_an_article_goes_without_its_icons() -> None:
+    share = "<p>Empfiehl dies deinen Freunden.</p><div>Nos siga no</div>"
+    body = f"<p>{PROSE}</p><p>{PROSE}</p>{share}"
+    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    assert "Empfiehl" not in doc.text and "Nos siga" not in doc.text
+    assert doc.text.count("The council met") == 6
+
+
+def test_who_is_online_under_a_thread_goes() -> None:
+    posts = "".join(f"<div class='post'><p>{PROSE} Reply {i}.</p></div>" for i in range(3))
+    body = (
+        f"{posts}<h3>Who is online</h3>"
+        "<p>Users browsing this forum: Bingbot [Bot], loftwright and 7 guests</p>"
+    )
+    doc = extract(page(f"<main><h1>Warped first layer</h1>{body}</main>"), URL)
+    assert "Reply 2." in doc.text
+    assert "Who is online" not in doc.text and "Bingbot" not in doc.text

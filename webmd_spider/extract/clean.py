@@ -84,6 +84,7 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     labels: list[lxml.html.HtmlElement] = []
     maths: list[lxml.html.HtmlElement] = []
     pres: list[lxml.html.HtmlElement] = []
+    noscripts: list[lxml.html.HtmlElement] = []
     for node in root.iter(
         etree.Comment,
         etree.ProcessingInstruction,
@@ -102,6 +103,8 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
         elif tag in never:
             if tag == "template" and _declares_shadow_root(node):
                 shadow_roots.append(node)
+            elif tag == "noscript":
+                noscripts.append(node)
             else:
                 dropped.append(node)
         elif tag == "form":
@@ -125,6 +128,7 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     # its words and not its inline scripts (a JSON state blob can outweigh the page). The
     # labels above were read first, from the tabs as they came.
     _drop_all(dropped)
+    _open_fallback_noscripts(noscripts)
     # Tab groups found by their tab strip label their panels whether hidden or not (a
     # panel hidden by a class or a stylesheet is still one of the alternatives).
     grouped, strips = _label_tab_groups(root, targets, controls, labels)
@@ -143,6 +147,27 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
 
 
 _VISIBLE_CHARS = etree.XPath("string-length(normalize-space())")  # compiled once
+
+
+def _open_fallback_noscripts(noscripts: list[lxml.html.HtmlElement]) -> None:
+    """Unwrap each ``<noscript>`` that is the only text of its parent and holds prose
+    (Blogger renders a post from a ``<script type=text/template>`` and puts the same post
+    in a ``<noscript>`` beside it: that copy is the post); drop the others (tracking
+    pixels, "enable JavaScript" notes, copies of what the page shows anyway). Runs after
+    the scripts are gone, so "only text" means only the visible kind."""
+    for noscript in noscripts:
+        parent = noscript.getparent()
+        if parent is None:
+            continue
+        own = _VISIBLE_CHARS(noscript)
+        if (
+            own >= v.NOSCRIPT_CONTENT_MIN_CHARS
+            and _VISIBLE_CHARS(parent) <= own + v.NOSCRIPT_SIBLING_SLACK_CHARS
+            and next(noscript.iter("p", "article", "li", "pre", "table"), None) is not None
+        ):
+            noscript.drop_tag()
+        else:
+            noscript.drop_tree()
 
 
 def visible_chars(element: lxml.html.HtmlElement) -> int:

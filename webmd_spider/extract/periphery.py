@@ -300,7 +300,11 @@ class _Trimmer:
                     or _holds(element, _CODE)
                 ):
                     continue  # a sentence of the text ("Similar to `map()` but ..."), no label
-                if v.COMMENT_HEADINGS.match(text) or v.AUTHOR_HEADINGS.match(text):
+                if (
+                    v.COMMENT_HEADINGS.match(text)
+                    or v.AUTHOR_HEADINGS.match(text)
+                    or v.BOARD_HEADINGS.match(text)
+                ):
                     labels.append((element, True))
                 elif _promotion(text):
                     labels.append((element, False))
@@ -360,16 +364,20 @@ class _Trimmer:
             box = parent
             parent = box.getparent()
         rank = _HEADING_RANK.get(label.tag, 7)
-        body: list[Element] = []
-        for sibling in box.itersiblings():
-            if not isinstance(sibling.tag, str):
-                continue
-            own = _HEADING_RANK.get(sibling.tag)
-            if own is not None and own <= rank:
-                break
-            if any(_HEADING_RANK.get(h.tag, 9) <= rank for h in sibling.iter(*_HEADING_RANK)):
-                break
-            body.append(sibling)
+        body = self._section_body(box, rank)
+        # a heading that closes its wrapper ("<header><h2>More</h2><a>All</a></header>"):
+        # the section is what follows the wrapper
+        parent = box.getparent()
+        if (
+            not body
+            and next(box.itersiblings(), None) is None
+            and parent is not None
+            and parent is not self.root
+            and parent not in self.protected
+            and self.chars(parent) <= self.chars(box) + v.RELATED_LABEL_MAX_CHARS
+        ):
+            box = parent
+            body = self._section_body(box, rank)
         if not is_comments:
             cards = self._cards(body)
             if cards:
@@ -383,6 +391,20 @@ class _Trimmer:
         for sibling in body:
             self.drop(sibling)
         self.drop(box)
+
+    def _section_body(self, box: Element, rank: int) -> list[Element]:
+        """The siblings after `box` up to the next heading of `rank` or higher."""
+        body: list[Element] = []
+        for sibling in box.itersiblings():
+            if not isinstance(sibling.tag, str):
+                continue
+            own = _HEADING_RANK.get(sibling.tag)
+            if own is not None and own <= rank:
+                break
+            if any(_HEADING_RANK.get(h.tag, 9) <= rank for h in sibling.iter(*_HEADING_RANK)):
+                break
+            body.append(sibling)
+        return body
 
     def _cards(self, body: list[Element]) -> list[Element]:
         """The teaser cards that open `body`, a section under a "More ..." heading: the
@@ -478,10 +500,11 @@ class _Trimmer:
     def _closing_prompts(self) -> None:
         """Pass 3b: the prompts that close an article as paragraphs of their own: a
         paywall notice and what follows it ("To view the full story, please subscribe"),
-        then a trailing run of short subscribe / newsletter / app lines with their link
-        or button (a manual's "follow the steps" line has neither)."""
+        then a trailing run of subscribe / newsletter / share / app lines: short, or with
+        their link or button. Article pages only: a manual's closing "subscribe to the
+        list and follow the steps" is its text."""
         if not self.article_meta:
-            return  # a manual's closing "subscribe to the list and follow the steps" is text
+            return
         paragraphs = [p for p, _ in self.stats.paragraphs if _under(p, self.root)]
         if len(paragraphs) < 2:
             return
@@ -498,10 +521,14 @@ class _Trimmer:
                     self.drop(rest)
                 return
         for paragraph in reversed(paragraphs[1:]):
+            text = _text(paragraph)
             if (
                 self.chars(paragraph) > v.PROMPT_MAX_CHARS
-                or not v.PROMPT_TEXT.search(_text(paragraph))
-                or not _holds(paragraph, ("a", "input", "button", "form"))
+                or not (v.PROMPT_TEXT.search(text) or v.SHARE_TEXT.search(text))
+                or not (
+                    _holds(paragraph, ("a", "input", "button", "form"))
+                    or len(text) <= v.TAIL_PROMPT_MAX_CHARS
+                )
                 or _holds(paragraph, _CODE)
                 or self.prose_before(paragraph) < late
             ):
@@ -540,9 +567,12 @@ class _Trimmer:
             text = _text(element) if self.chars(element) <= v.PROMPT_MAX_CHARS else ""
             if (
                 text
-                and v.PROMPT_TEXT.search(text)
-                and _holds(element, ("a", "input", "button", "form"))
-                and not _holds(element, ("code", "kbd", "tt", "pre"))
+                and (v.PROMPT_TEXT.search(text) or v.SHARE_TEXT.search(text))
+                and (
+                    _holds(element, ("a", "input", "button", "form"))
+                    or (self.article_meta and len(text) <= v.TAIL_PROMPT_MAX_CHARS)
+                )
+                and not _holds(element, _CODE)
                 and not self._cited_section(element)
             ):
                 self.drop(element)

@@ -20,6 +20,10 @@ NEVER_CONTENT_TAGS = frozenset(
     }
 )
 FRAME_TAGS = frozenset({"iframe", "frame", "frameset"})
+#: A <noscript> alone in its parent with this much text (in paragraphs) is the
+#: page's own fallback copy of content a script renders: it is kept.
+NOSCRIPT_CONTENT_MIN_CHARS = 200
+NOSCRIPT_SIBLING_SLACK_CHARS = 40
 #: Form controls: their text is labels and option lists, not content.
 FORM_CONTROL_TAGS = frozenset({"input", "select", "textarea", "button", "datalist"})
 #: A control inside one of these is the visible text of a heading or a
@@ -684,6 +688,16 @@ PROMPT_TEXT = re.compile(
     re.IGNORECASE,
 )
 PROMPT_MAX_CHARS = 300
+#: Share and recommend prompts, judged only after the text's last paragraph.
+SHARE_TEXT = re.compile(
+    r"\b(?:share\s+(?:this|on)|recommend\s+this|tell\s+a\s+friend|teilen\b|empfiehl|weiterempfehlen"
+    r"|partager|partagez|compart(?:ir|e|ilhe)|condividi|udostępnij|straight\s+to\s+your"
+    r"|(?:our|the)\s+\w+\s+app\b)",
+    re.IGNORECASE,
+)
+#: After the text on an article page, a prompt this short goes even without its link
+#: (the share icons or the store badge sit in a block of their own).
+TAIL_PROMPT_MAX_CHARS = 100
 #: A paywall notice: the rest of the text is the offer, not the article.
 PAYWALL_TEXT = re.compile(
     r"\b(?:to\s+(?:view|read)\s+the\s+full\s+(?:story|article)|for\s+the\s+full\s+(?:story|article)"
@@ -781,6 +795,14 @@ AUTHOR_HEADINGS = re.compile(
     r"^\s*(?:about\s+the\s+author|author\s+bio|über\s+(?:den|die)\s+autor(?:in)?|zum\s+autor"
     r"|zur\s+autorin|à\s+propos\s+de\s+l'auteur|sobre\s+(?:el|la|o|a)\s+autor[a]?"
     r"|o\s+autorze|l'auteur|the\s+author|der\s+autor|die\s+autorin)\s*[:.]?\s*$",
+    re.IGNORECASE,
+)
+#: A forum's own status boxes under a thread: who is online, board statistics.
+BOARD_HEADINGS = re.compile(
+    r"^\s*(?:who\s+is\s+online|users\s+browsing\s+this\s+(?:forum|topic|thread)"
+    r"|wer\s+ist\s+online|mitglieder\s+in\s+diesem\s+(?:forum|thema)|benutzer\s+in\s+diesem\s+forum"
+    r"|qui\s+est\s+en\s+ligne|quién\s+está\s+conectado|kto\s+jest\s+online"
+    r"|(?:board|forum)\s+statisti(?:cs|ken)|statisti(?:cs|ken)\s+des\s+forums)\b.{0,60}$",
     re.IGNORECASE,
 )
 #: A "More ..." section after this share of the root's prose goes even when it has
