@@ -159,10 +159,10 @@ def _open_fallback_noscripts(noscripts: list[lxml.html.HtmlElement]) -> None:
         parent = noscript.getparent()
         if parent is None:
             continue
-        own = _VISIBLE_CHARS(noscript)
+        own = visible_chars(noscript)
         if (
             own >= v.NOSCRIPT_CONTENT_MIN_CHARS
-            and _VISIBLE_CHARS(parent) <= own + v.NOSCRIPT_SIBLING_SLACK_CHARS
+            and visible_chars(parent) <= own + v.NOSCRIPT_SIBLING_SLACK_CHARS
             and next(noscript.iter("p", "article", "li", "pre", "table"), None) is not None
         ):
             noscript.drop_tag()
