@@ -688,3 +688,27 @@ def test_previous_and_next_post_heading_goes_with_its_links() -> None:
     text = words(sel)
     assert "Glaciers move slowly" in text
     assert "上一篇" not in text and "愛上喜翁露營" not in text
+
+
+def test_the_article_holding_the_h1_beats_a_bigger_listing_of_cards() -> None:
+    cards = "".join(
+        f"<div class='card'><a href='/s/{i}'>Headline {i}</a><p>{PROSE}</p></div>" for i in range(8)
+    )
+    body = (
+        f"<article class='story'><h1>Podolski retires</h1>{prose(3, 'STORY')}</article>"
+        f"<article class='author-materials'><h2>More by this author</h2>{cards}</article>"
+    )
+    selection = select(body, "Podolski retires")
+    assert selection.method == "article"
+    assert selection.root.get("class") == "story"
+    assert "STORY" in words(selection) and "Headline 3" not in words(selection)
+
+
+def test_a_title_only_article_does_not_become_the_root() -> None:
+    # the h1's article is a header: the text is beside it
+    body = (
+        "<article class='head'><h1>Glaciers</h1><p>By A. Writer</p></article>"
+        f"<div class='content'>{prose(4, 'BODY')}{prose(4)}</div>"
+    )
+    selection = select(body, "Glaciers")
+    assert "BODY" in words(selection)

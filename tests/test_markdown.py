@@ -788,3 +788,17 @@ def test_pre_inside_a_heading_stays_apart_from_the_heading_words() -> None:
     )
     assert out.text == "0 ```0"
     assert out.markdown.startswith("## 0 ")
+
+
+def test_soft_hyphens_and_ruby_readings_are_not_text() -> None:
+    from webmd_spider.extract import extract
+
+    html = (
+        "<html><body><article><h1>T</h1><p>Im Mit&shy;tel&shy;al&shy;ter war der Wein be"
+        "\u200bkannt. <ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの虐待をなくす"
+        "ための法律ができました。 Enough words here to make this a paragraph of text.</p>"
+        "</article></body></html>"
+    )
+    doc = extract(html, "https://example.org/a")
+    assert "Im Mittelalter war der Wein bekannt." in doc.text
+    assert "子どもへの" in doc.text and "こ" not in doc.text and "(" not in doc.text

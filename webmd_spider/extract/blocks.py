@@ -88,6 +88,9 @@ _CATEGORY: dict[str, int] = {
             *("script", "style", "noscript", "template", "head", "title", "svg", "canvas"),
             *("iframe", "object", "embed", "video", "audio", "map", "button", "select"),
             *("datalist", "meta", "link", "base"),
+            # ruby annotations (furigana, pinyin) sit above the text they read: the
+            # base text is the sentence, and "子こども" would break every word
+            *("rt", "rp"),
         ),
         SKIP,
     ),
@@ -129,6 +132,7 @@ END_BREAK, END_WRAP, END_LINK, END_BOX = range(4)
 _BREAK = (END_BREAK,)
 _STRING = etree.XPath("string()")
 # An inline `display` style makes a block element (div, span-like p...) flow inline.
+_INVISIBLE_BREAKS = {0xAD: None, 0x200B: None}
 _INLINE_DISPLAY = re.compile(r"display\s*:\s*(?:-[a-z]+-)?inline(?!-table)", re.I).search
 
 
@@ -417,6 +421,10 @@ class Renderer:
 
     def _text(self, text: str) -> None:
         box = self.box
+        if "\xad" in text or "\u200b" in text:
+            # a soft hyphen or zero-width space is a line-break hint, never a visible
+            # character: "Mit&shy;tel&shy;al&shy;ter" reads (and is searched) "Mittelalter"
+            text = text.translate(_INVISIBLE_BREAKS)
         words = text.split()
         if not words:
             if not box.space:

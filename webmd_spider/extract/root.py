@@ -266,6 +266,14 @@ class _Finder:
         articles = [a for a in articles if a in self.h1_path or not _in_chrome(a)]
         if not articles:
             return None
+        # the innermost article holding the page's h1 and prose of its own is the page's
+        # article, however big the others ("more by this author" cards) are
+        titled = [a for a in articles if a in self.h1_path]
+        if titled:
+            inner = max(titled, key=lambda a: sum(1 for _ in a.iterancestors()))
+            prose = self.stats.prose(inner)
+            if prose >= v.MIN_ROOT_CHARS and prose >= v.TITLED_ARTICLE_PROSE_SHARE * self.page_prose:
+                return inner
         biggest = max(articles, key=self.stats.chars)
         outer = [a for a in articles if not any(p.tag == "article" for p in a.iterancestors())]
         total = sum(self.stats.chars(a) for a in outer)

@@ -149,6 +149,9 @@ MIN_ROOT_CHARS = 150
 ARTICLE_MAJORITY = 0.5
 #: A root is accepted when it holds the page's <h1> or this share of its prose.
 ACCEPT_PROSE_SHARE = 0.3
+#: The innermost <article> holding the page's h1 is the root when it holds this share
+#: of the page's prose: teaser cards beside it may hold more words than the story.
+TITLED_ARTICLE_PROSE_SHARE = 0.15
 #: The density pick is widened to the smallest ancestor holding this share of the prose.
 DENSITY_WIDEN_SHARE = 0.6
 #: Byline and dateline blocks ("By Jane Doe | March 3, 2024"): the row carries the
