@@ -272,7 +272,8 @@ class _Finder:
         if titled:
             inner = max(titled, key=lambda a: sum(1 for _ in a.iterancestors()))
             prose = self.stats.prose(inner)
-            if prose >= v.MIN_ROOT_CHARS and prose >= v.TITLED_ARTICLE_PROSE_SHARE * self.page_prose:
+            share = v.TITLED_ARTICLE_PROSE_SHARE * self.page_prose
+            if prose >= v.MIN_ROOT_CHARS and prose >= share:
                 return inner
         biggest = max(articles, key=self.stats.chars)
         outer = [a for a in articles if not any(p.tag == "article" for p in a.iterancestors())]
