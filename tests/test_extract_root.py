@@ -712,3 +712,17 @@ def test_a_title_only_article_does_not_become_the_root() -> None:
     )
     selection = select(body, "Glaciers")
     assert "BODY" in words(selection)
+
+
+def test_a_post_nested_in_an_unclosed_header_is_kept() -> None:
+    # a forum's attribution <header> never closed: the parser puts the post inside it
+    post = "".join(f"<li>{PROSE} Change {i}.</li>" for i in range(6))
+    reply = f"<div class='message'><div class='message-body'>{prose(12)}</div></div>"
+    body = (
+        f"{NAV}<main><h1>Patch notes 4.47</h1><div class='message'>"
+        "<header class='message-attribution'><a href='/u/1'>Tiberius</a>"
+        f"<div class='opposite'><div class='message-body'><ul>{post}</ul></div></div>"
+        f"</header></div>{reply}</main>{FOOTER}"
+    )
+    selection = select(body, "Patch notes 4.47")
+    assert "Change 3." in words(selection)

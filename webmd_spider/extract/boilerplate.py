@@ -664,6 +664,10 @@ class Cleaner:
             return False
         if (tag == "header" or role == "banner") and self._is_own_header(element):
             return False
+        if tag == "header" and s[PROSE] >= v.HEADER_KEEP_PROSE:
+            # a page header is a logo, a menu and a search box; this much prose is the
+            # text itself, nested in the header by markup that never closed it
+            return False
         aside = tag == "aside" or role == "complementary"
         if aside and (class_words(element) & v.ADMONITION_WORDS or s[PROSE] >= v.ASIDE_KEEP_PROSE):
             return False

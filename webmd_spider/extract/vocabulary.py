@@ -265,6 +265,8 @@ ADMONITION_WORDS = frozenset(
         *("definition", "seealso", "todo", "error", "success", "box-note"),
     }
 )
+#: A <header> holding this much prose is the text (nested there by unclosed markup).
+HEADER_KEEP_PROSE = 600
 #: An aside / complementary box holding this much prose is kept.
 ASIDE_KEEP_PROSE = 200
 #: A role-marked or chrome-tagged element with its own heading and this much prose stays.
