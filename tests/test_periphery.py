@@ -243,3 +243,13 @@ def test_who_is_online_under_a_thread_goes() -> None:
     doc = extract(page(f"<main><h1>Warped first layer</h1>{body}</main>"), URL)
     assert "Reply 2." in doc.text
     assert "Who is online" not in doc.text and "Bingbot" not in doc.text
+
+
+def test_photo_credits_and_an_agency_sign_off_go_but_a_source_line_stays() -> None:
+    body = (
+        f"<p>{PROSE}</p><p>Quelle: Landesregierung</p><p>{PROSE}</p>"
+        "<p>Crédits photos : Bestimage</p><p>aja/PAP</p>"
+    )
+    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    assert "Bestimage" not in doc.text and "PAP" not in doc.text
+    assert "Quelle: Landesregierung" in doc.text

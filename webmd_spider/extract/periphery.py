@@ -212,9 +212,17 @@ class _Trimmer:
                 and not _holds(element, _MEDIA_OR_DATA)
             ):
                 parent = element.getparent()
-                if parent is not None and parent.tag not in _INLINE_PARENTS and _by_image(element):
+                if parent is not None and parent.tag not in _INLINE_PARENTS:
                     text = _text(element)
-                    if v.CREDIT_LINE.search(text) and not v.DOC_CAPTION.match(text):
+                    if _by_image(element):
+                        if v.CREDIT_LINE.search(text) and not v.DOC_CAPTION.match(text):
+                            return True
+                    elif (
+                        self.article_meta
+                        and len(text) <= v.PHOTO_CREDIT_MAX_CHARS
+                        and v.PHOTO_CREDIT_LINE.search(text)
+                    ):
+                        # a story's photo credits or agency sign-off as a line of its own
                         return True
         if words and self._named_box(element, words, chars):
             return not _holds(element, ("h1",))

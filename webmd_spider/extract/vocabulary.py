@@ -746,13 +746,29 @@ DOC_CAPTION = re.compile(
 #: A credit line: "Photo: ...", "Foto: ÖTZ", "(crédito: ...)", "Image: Getty Images",
 #: "© 2020 ...", "... /Getty Images", "Shutterstock".
 CREDIT_LINE = re.compile(
-    r"^\s*[(\[]?\s*(?:photos?|fotos?|images?|bild(?:er)?|credits?|crédito|crédit|picture|pic"
-    r"|quelle|fuente|źródło|zdjęcie|fot\.|illustration|grafik|video)\s*(?:\([^)]*\)\s*)?[:©|]"
+    r"^\s*[(\[]?\s*(?:photos?|fotos?|images?|bild(?:er)?|credits?|crédito|crédits?|picture|pic"
+    r"|quelle|fuente|źródło|zdjęcie|fot\.|illustration|grafik|video)"
+    r"(?:\s+(?:photos?|fotos?|images?))?\s*(?:\([^)]*\)\s*)?[:©|]"
+    r"|,\s*(?:photos?|fotos?|bild|zdjęcie|imagen)\s*:"
     r"|©|\(c\)\s|/\s*(?:getty|afp|reuters|ap|dpa|epa|shutterstock|istock|picture\s+alliance)"
-    r"|\b(?:getty\s+images|shutterstock(?:\.com)?|istockphoto|imago\s+images|picture\s+alliance)\b",
+    r"|\b(?:getty\s+images|shutterstock(?:\.com)?|istockphoto|imago\s+images|picture\s+alliance"
+    r"|agencja\s+gazeta)\b"
+    # a news agency's sign-off under a story: the editor's initials and the agency
+    r"|^\s*\w{2,5}\s*/\s*(?:pap|dpa|afp|apa|ap|kna|epd|sda|ansa|efe|reuters)\s*$",
     re.IGNORECASE,
 )
 CREDIT_LINE_MAX_CHARS = 120
+#: Away from any image, only a line that names photo credits or an agency sign-off is
+#: a credit ("Quelle: ..." under a table is the text's source).
+PHOTO_CREDIT_LINE = re.compile(
+    r"^\s*[(\[]?\s*(?:photos?|fotos?|bild(?:er)?|crédits?\s+photos?|photo\s+credits?|zdjęci[ae]"
+    r"|bildnachweis|fotonachweis)\s*:"
+    r"|\b(?:getty\s+images|shutterstock(?:\.com)?|istockphoto|imago\s+images|picture\s+alliance"
+    r"|agencja\s+gazeta)\b"
+    r"|^\s*\w{2,5}\s*/\s*(?:pap|dpa|afp|apa|ap|kna|epd|sda|ansa|efe|reuters)\s*$",
+    re.IGNORECASE,
+)
+PHOTO_CREDIT_MAX_CHARS = 80
 #: An author box: class / id words (with "author": one of the second set).
 AUTHOR_BOX_WORDS = frozenset({"bio", "biography", "authorbio", "aboutauthor", "authorbox"})
 AUTHOR_BOX_PAIR = frozenset({"box", "about", "bio", "info", "description", "desc", "card"})
