@@ -369,10 +369,13 @@ def test_links() -> None:
     )
     assert out.markdown == (
         "[Other](https://www.example.com/docs/other.html#sec) [Ext](https://cdn.example.org/x)"
-        " Script Top Empty Here [Mail](mailto:me@example.com) "
+        " Script [Top](https://www.example.com/docs/guide/page.html#top) Empty"
+        " [Here](https://www.example.com/docs/guide/page.html#here) [Mail](mailto:me@example.com) "
         "[Again](https://www.example.com/docs/other.html) "
         "[Paren](https://www.example.com/a%20%281%29.html)"
     )
+    # same-page references keep their target (issue 15) but are not links of the page:
+    # never crawl targets
     assert out.links == [
         Link("Other", "https://www.example.com/docs/other.html", True),
         Link("Ext", "https://cdn.example.org/x", False),
@@ -510,13 +513,13 @@ def test_cells_escape_pipes_and_keep_inline_markup() -> None:
         "<td><code>a|b</code> <b>bold</b><br>next<p>para</p><a href='/l'>l|k</a></td></tr></table>"
     )
     assert out.split("\n")[2] == (
-        "| x \\| y | `a\\|b` **bold**; next; para; [l\\|k](https://www.example.com/l) |"
+        "| x \\| y | `a\\|b` **bold**<br>next<br>para<br>[l\\|k](https://www.example.com/l) |"
     )
 
 
 def test_code_block_in_a_cell_becomes_inline_code_per_line() -> None:
     out = md("<table><tr><th>K</th><th>V</th></tr><tr><td>c</td><td><pre>a\n  b</pre></td></tr>")
-    assert out.split("\n")[2] == "| c | `a`; `b` |"
+    assert out.split("\n")[2] == "| c | `a`<br>`b` |"
 
 
 def test_layout_table_renders_as_its_content() -> None:
@@ -540,7 +543,7 @@ def test_table_nested_in_data_cell_is_flattened() -> None:
         "<table><tr><td>i1</td><td>i2</td></tr><tr><td>i3</td><td>i4</td></tr></table>"
         "</td></tr></table>"
     )
-    assert out.markdown.split("\n")[2] == "| x | i1 i2; i3 i4 |"
+    assert out.markdown.split("\n")[2] == "| x | i1 i2<br>i3 i4 |"
     assert len(out.tables) == 1
 
 
@@ -564,7 +567,7 @@ def test_key_value_table_with_title_rows() -> None:
     )
     assert out.markdown == (
         "Marrow Viaduct\n\n|  |  |\n| --- | --- |\n"
-        "| ![The viaduct](https://www.example.com/v.jpg); Seen in 2019 |  |\n"
+        "| ![The viaduct](https://www.example.com/v.jpg)<br>Seen in 2019 |  |\n"
         "| Carries | Railway |\n| Length | 412 m |\n| History |  |\n| Opened | 1897 |"
     )
     assert out.tables == [

@@ -64,7 +64,9 @@ MAX_LIST_NESTING = 16  # deeper lists / items are rendered as plain blocks
 MAX_QUOTE_NESTING = 16
 MAX_WRAPS = 32  # deeper emphasis / links keep their text only
 TAB_ATTR = "data-webmd-tab"
-CELL_BREAK = "; "  # <br> and block boundaries inside a table cell
+#: <br> and block boundaries inside a table cell: GFM cells are one line, and an inline
+#: <br> is the line break GFM renders there ("; " read as ".;" after a sentence)
+CELL_BREAK = "<br>"
 CAPTION_MAX_CHARS = 200  # a code table's label cell longer than this is not a file name
 
 # Box kinds; kinds >= HEADING_BOX are inline-only (their content is one line).
@@ -133,6 +135,7 @@ _BREAK = (END_BREAK,)
 _STRING = etree.XPath("string()")
 # An inline `display` style makes a block element (div, span-like p...) flow inline.
 _INVISIBLE_BREAKS = {0xAD: None, 0x200B: None}
+_WORDY = re.compile(r"\w").search
 _INLINE_DISPLAY = re.compile(r"display\s*:\s*(?:-[a-z]+-)?inline(?!-table)", re.I).search
 
 
@@ -277,7 +280,11 @@ class Renderer:
 
     def _start(self, el: etree._Element) -> tuple[bool, tuple[Any, ...] | None]:
         """Open `el`: (walk its children?, record for its end)."""
-        category = _CATEGORY.get(el.tag, INLINE)
+        tag = el.tag
+        if tag == "dl" and _link_tree(el):
+            _tree_to_list(el)
+            tag = "ul"
+        category = _CATEGORY.get(tag, INLINE)
         if self.tab_labels:
             label = el.get(TAB_ATTR)
             if label is not None and category != SKIP:
@@ -474,7 +481,7 @@ class Renderer:
         box.sep = False
         if not box.content:
             return
-        if box.kind == CELL_BOX:  # "a; b": a line break of a table cell, readable
+        if box.kind == CELL_BOX:  # "a<br>b": a line break of a table cell
             if box.space and box.md[-1].endswith(" "):
                 box.md[-1] = box.md[-1][:-1]
             box.md.append(CELL_BREAK)
@@ -694,16 +701,26 @@ class Renderer:
 
     def _start_link(self, el: etree._Element) -> tuple[Any, ...] | None:
         href = el.get("href")
-        if not href or href.lstrip()[:1] == "#":
+        if not href:
             return None
-        url = resolve(self.base_url, href)
+        in_page = href.lstrip()[:1] == "#"
+        if in_page:
+            # a same-page reference ("see Defining Functions") keeps its target: the page's
+            # URL and the fragment. Not a link of the page (`links`): never a crawl target.
+            fragment = href.strip()[1:]
+            if not fragment or not self.page_url or not self.keep_links:
+                return None
+            if not _WORDY(str(_STRING(el))):
+                return None  # a back-reference mark ("^", "↑"): a control, no reference
+            url: str | None = f"{self.page_url.partition('#')[0]}#{fragment}"
+        else:
+            url = resolve(self.base_url, href)
         if url is None:
             return None
         page, _, fragment = url.partition("#")
-        if fragment and page == self.page_url:  # in-page anchor
-            return None
+        in_page = in_page or bool(fragment and page == self.page_url)
         listed: Link | None = None
-        if is_http(page) and page not in self._seen_links:
+        if not in_page and is_http(page) and page not in self._seen_links:
             self._seen_links.add(page)
             site = self._site(page)
             listed = Link(text="", url=page, internal=bool(site) and site == self.page_site)
@@ -774,8 +791,10 @@ class Renderer:
         if "\n" in core and not self.inline and _alone(el):
             self._code_block(tidy_code(raw), code_language(el))
             return
-        if "\n" in core or "\r" in core:
-            core = core.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+        if "  " in core or "\n" in core or "\r" in core or "\t" in core:
+            # inline code is inline: white-space runs collapse to one space, as a browser
+            # shows them (`timestamp without time      zone` was a source line break)
+            core = " ".join(core.split())
         if raw[0].isspace():
             self._soft_space()
         box = self.box
@@ -914,6 +933,46 @@ class Renderer:
         if md and len(tx) <= CAPTION_MAX_CHARS:
             self._block_break()
             self.box.blocks.append((escape_line_start(md), tx, PARA))
+
+
+def _link_tree(dl: etree._Element) -> bool:
+    """`dl` is a tree of links, not a list of definitions: each term is one link and
+    nothing else, each description only nested lists (DocBook's tables of contents:
+    ``<dt><a>Part I</a></dt><dd><dl>...</dl></dd>``)."""
+    terms = 0
+    for child in dl.iterchildren(etree.Element):
+        if child.tag == "dt":
+            links = child.findall(".//a")
+            if len(links) != 1:
+                return False
+            if " ".join(str(_STRING(child)).split()) != " ".join(str(_STRING(links[0])).split()):
+                return False
+            terms += 1
+        elif child.tag == "dd":
+            if (child.text or "").strip() or any(
+                c.tag not in ("dl", "ul", "ol") or (c.tail or "").strip()
+                for c in child.iterchildren(etree.Element)
+            ):
+                return False
+        else:
+            return False
+    return terms > 0
+
+
+def _tree_to_list(dl: etree._Element) -> None:
+    """Rewrite a `_link_tree` in place as the nested list it is: each term an item,
+    each description's lists moved into the item before it."""
+    dl.tag = "ul"
+    item: etree._Element | None = None
+    for child in list(dl.iterchildren(etree.Element)):
+        if child.tag == "dt":
+            child.tag = "li"
+            item = child
+        else:  # dd: its lists go into the term's item
+            if item is not None:
+                for nested in list(child.iterchildren(etree.Element)):
+                    item.append(nested)
+            dl.remove(child)
 
 
 def _close_nested(markdown: str, first: str) -> str:

@@ -544,6 +544,8 @@ class Cleaner:
         if verdict != NOT_CHROME:
             if tag in v.INLINE_TAGS and self._in_prose(element):
                 return False
+            if class_words(element) & v.BOX_TITLE_WORDS and self._in_kept_aside(element):
+                return False  # "sidebar-title" of a sidebar kept as text: its title
             if verdict == HEADER and self._is_own_header(element):
                 return False
             prose_guard = verdict != COMMENTS and not (class_words(element) & v.OVERLAY_WORDS)
@@ -556,7 +558,40 @@ class Cleaner:
             and s[PROSE] < v.LINK_FARM_KEEP_PROSE
             and not self._sublist_of_prose(element)
             and not self._cited_links(element)
+            and not self._in_kept_list(element)
         )
+
+    def _in_kept_list(self, element: Element) -> bool:
+        """`element` is a list nested in a list that stays (boxes are judged outer
+        first): a branch of a table of contents goes with its tree, not alone."""
+        if element.tag not in ("ul", "ol", "dl"):
+            return False
+        for ancestor in element.iterancestors():
+            if ancestor is self.root:
+                return False
+            if ancestor.tag in ("ul", "ol", "dl"):
+                return True
+        return False
+
+    def _in_flow(self, element: Element) -> bool:
+        """`element` stands among the paragraphs of the text: a sibling of it is a
+        paragraph with prose."""
+        parent = element.getparent()
+        if parent is None:
+            return False
+        return any(
+            sibling.tag == "p" and self.stats.prose(sibling) > 0
+            for sibling in parent.iterchildren(etree.Element)
+        )
+
+    def _in_kept_aside(self, element: Element) -> bool:
+        """`element` sits in an <aside> of the root that the landmark rule kept."""
+        for ancestor in element.iterancestors():
+            if ancestor is self.root:
+                return False
+            if ancestor.tag == "aside":
+                return True
+        return False
 
     def _cited_links(self, element: Element) -> bool:
         """A list of links right under a heading in the flow of the text (its parent
@@ -669,7 +704,14 @@ class Cleaner:
             # text itself, nested in the header by markup that never closed it
             return False
         aside = tag == "aside" or role == "complementary"
-        if aside and (class_words(element) & v.ADMONITION_WORDS or s[PROSE] >= v.ASIDE_KEEP_PROSE):
+        if aside and (
+            class_words(element) & v.ADMONITION_WORDS
+            or s[PROSE] >= v.ASIDE_KEEP_PROSE
+            # a sidebar in the flow of the text (beside its paragraphs, not a column of
+            # the page) holding its code example or a figure: Python's asyncio page has
+            # its only "Hello World!" there
+            or (next(element.iter("pre", "figure"), None) is not None and self._in_flow(element))
+        ):
             return False
         if role and tag not in v.BOILERPLATE_TAGS:
             has_heading = next(element.iter(*v.HEADING_TAGS), None) is not None

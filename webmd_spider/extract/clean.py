@@ -85,6 +85,7 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     maths: list[lxml.html.HtmlElement] = []
     pres: list[lxml.html.HtmlElement] = []
     noscripts: list[lxml.html.HtmlElement] = []
+    images: list[lxml.html.HtmlElement] = []
     for node in root.iter(
         etree.Comment,
         etree.ProcessingInstruction,
@@ -105,6 +106,8 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
                 shadow_roots.append(node)
             elif tag == "noscript":
                 noscripts.append(node)
+            elif tag in ("object", "embed") and _image_object(node):
+                images.append(node)
             else:
                 dropped.append(node)
         elif tag == "form":
@@ -129,6 +132,8 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     # labels above were read first, from the tabs as they came.
     _drop_all(dropped)
     _open_fallback_noscripts(noscripts)
+    for node in images:
+        _object_to_img(node)
     # Tab groups found by their tab strip label their panels whether hidden or not (a
     # panel hidden by a class or a stylesheet is still one of the alternatives).
     grouped, strips = _label_tab_groups(root, targets, controls, labels)
@@ -147,6 +152,31 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
 
 
 _VISIBLE_CHARS = etree.XPath("string-length(normalize-space())")  # compiled once
+
+
+_IMAGE_PATH = re.compile(r"\.(?:svgz?|png|jpe?g|gif|webp|avif|bmp)(?:[?#]|$)", re.IGNORECASE)
+
+
+def _image_object(node: lxml.html.HtmlElement) -> bool:
+    """An ``<object data=...>`` or ``<embed src=...>`` that shows an image (its type or
+    its file name says so): a figure drawn as SVG, as DocBook does."""
+    source = node.get("data" if node.tag == "object" else "src") or ""
+    kind = (node.get("type") or "").strip().lower()
+    return bool(source.strip()) and (kind.startswith("image/") or bool(_IMAGE_PATH.search(source)))
+
+
+def _object_to_img(node: lxml.html.HtmlElement) -> None:
+    """Replace an image `<object>`/`<embed>` with an ``<img>`` of the same source, its
+    fallback content (the words shown where the image cannot be) as the alt text, else
+    its title; the tail text stays."""
+    parent = node.getparent()
+    if parent is None:
+        return
+    source = (node.get("data" if node.tag == "object" else "src") or "").strip()
+    alt = " ".join(" ".join(node.itertext()).split()) or (node.get("title") or "").strip()
+    img = lxml.html.Element("img", src=source, alt=alt)
+    img.tail = node.tail
+    parent.replace(node, img)
 
 
 def _open_fallback_noscripts(noscripts: list[lxml.html.HtmlElement]) -> None:

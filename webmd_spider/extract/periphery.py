@@ -67,6 +67,7 @@ _KEPT_AFTER_TEXT = ("img", "svg", "iframe", *_DATA)
 _LISTS = ("ul", "ol", "dl", "blockquote")
 _NEVER_JUDGED = frozenset({"pre", "code", "table", "tr", "td", "th", "tbody", "thead", "caption"})
 _CREDIT_TAGS = frozenset({"p", "div", "small", "cite", "span", "figcaption", "em", "i", "font"})
+_BYLINE_TAGS = ("p", "div", "span", "address", "small", "time", "li")
 _LABEL_TAGS = frozenset({"p", "div", "span", "strong", "b", "header", "section"})
 _UI_TAGS = frozenset({"p", "div", "span", "a", "li", "ul", "section", "button"})
 _ITEM_TAGS = frozenset({"li", "dd", "dt", "tr", "td", "th", "tbody", "thead", "tfoot"})
@@ -122,6 +123,7 @@ class _Trimmer:
         self.keep_captions = keep_captions or captions * 2 > self.chars(root)
         self.order = {el: i for i, el in enumerate(self.stats.elements)}
         self.h1_at = -1  # document position of the title heading, when there is one
+        self.bylined = article_meta  # an article page: metadata, or a byline by the title
         self.title_box: Element | None = None  # the title heading's own box, if small
         self.title_next: set[Element] = set()  # else the blocks right after the title
         paragraphs = self.stats.paragraphs
@@ -675,6 +677,12 @@ class _Trimmer:
         if sum(self.chars(e) for e in before) > v.TITLE_BLOCK_MAX_BEFORE:
             return result
         stack = sorted(before, key=lambda e: self.order.get(e, 0))
+        # a visible byline over the text makes the page an article whatever its metadata
+        self.bylined = self.article_meta or any(
+            len(t := _text(e)) <= v.BYLINE_MAX_CHARS and v.BYLINE_LINE.match(t)
+            for element in before
+            for e in element.iter(*_BYLINE_TAGS)
+        )
         while stack:
             element = stack.pop()
             if not _under(element, self.root):
@@ -712,12 +720,20 @@ class _Trimmer:
             # a date or byline line is a field only where the page has those fields (an
             # article); a manual's "Release date: 2022-11-10" is its text
             dated = v.BYLINE_LINE.match(text) or (v.DATE_LINE.search(text) and chars <= 60)
-            if dated and self.article_meta:
+            if dated and self.bylined:
                 return True
             # a line without a sentence is the title block's only beside the title:
             # above it (kicker, category) or in its box (date, byline); elsewhere it may
             # be the text's own first line ("Angaben gemäß § 5 TMG", a salutation)
-            if not ends_sentence(text) and self._by_title(element):
+            if not ends_sentence(text) and (
+                self._before_title(element)
+                or (
+                    (self.bylined or self.link_share(element) >= v.TITLE_CONTROL_LINK_SHARE)
+                    and self._by_title(element)
+                )
+            ):
+                # below the title, a line of an article page or a link ("Post Reply"); a
+                # manual's "clusterdb — cluster a PostgreSQL database" is its text
                 return True
         return chars <= v.DECK_MAX_CHARS and self._is_deck(element)
 
@@ -728,6 +744,9 @@ class _Trimmer:
         if self.chars(paragraph) > v.DECK_MAX_CHARS:
             return False
         return not _words(paragraph).isdisjoint(v.DECK_WORDS) and self._by_title(paragraph)
+
+    def _before_title(self, element: Element) -> bool:
+        return self.h1_at >= 0 and self.order.get(element, 0) < self.h1_at
 
     def _by_title(self, element: Element) -> bool:
         if self.h1_at >= 0 and self.order.get(element, 0) < self.h1_at:

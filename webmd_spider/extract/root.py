@@ -124,7 +124,7 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
     """The page's title heading, or None when every <h1> is a logo or site name.
 
     When no <h1> opens the <title> but an <h2> does, that <h2> is the title (the
-    <h1> is a section banner). An <h1> scores up when <title> starts with its
+    <h1> is a section banner, or there is none). An <h1> scores up when <title> starts with its
     text, down when its text is only elsewhere in <title> (the site name) or it
     sits in page chrome.
     """
@@ -132,10 +132,12 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
     # readers) is not the title the reader sees, and often sits in the page's chrome
     h1s = [h for h in body.iter("h1") if stats.chars(h) > 0 and not _hidden(h, body)]
     h1s = h1s[: v.MAX_H1_CANDIDATES]
-    if not h1s:
-        return None
     title_el = _head_title(root) if root.tag == "html" else None
     title = _normalized(title_el.text_content()) if title_el is not None else ""
+    if not h1s:
+        # no <h1> at all (DocBook titles each page with an <h2 class="title">): the
+        # <h2> that opens the <title>, if any
+        return _title_heading(body, stats, title) if title else None
     best, best_score = None, -2.0
     for h1 in h1s:
         text = _normalized(h1.text_content())
@@ -187,12 +189,15 @@ def _matches_title(text: str, title: str) -> bool:
 
 
 def _title_heading(body: Element, stats: TextStats, title: str) -> Element | None:
-    """The first <h2> whose text opens the page's <title>, when it is long enough
+    """The first <h2> whose text is the page's <title>, or opens it and is long enough
     to be a title and not a site name."""
     for heading in itertools.islice(body.iter("h2"), v.MAX_H1_CANDIDATES):
-        if stats.chars(heading) < v.TITLE_HEADING_MIN_CHARS or _in_chrome(heading):
+        if _in_chrome(heading):
             continue
-        if _matches_title(_normalized(heading.text_content()), title):
+        text = _normalized(heading.text_content())
+        if text == title:
+            return heading  # the whole <title>, however short ("clusterdb")
+        if stats.chars(heading) >= v.TITLE_HEADING_MIN_CHARS and _matches_title(text, title):
             return heading
     return None
 
@@ -240,6 +245,9 @@ class _Finder:
                 return self._take_h1(found, method), method
             if found is self.body:
                 break
+        titled = self._titled()
+        if titled is not None and self._prose_beside(titled) <= v.MIN_ROOT_CHARS:
+            return titled, "title"
         return self.body, "body"
 
     def _big(self, element: Element) -> bool:
@@ -283,8 +291,37 @@ class _Finder:
         return biggest if self._accepted(biggest) else None
 
     def _main(self) -> Element | None:
-        mains = [*self.body.iter("main"), *self.survey.role_main]
-        return self._best(mains)
+        mains = list(dict.fromkeys([*self.body.iter("main"), *self.survey.role_main]))
+        best = self._best(mains)
+        if best is None and len(mains) == 1:
+            # the page's one explicit main region is its content however little it holds
+            # (a short Sphinx page: "role=main" over a few lines, a long footer beside);
+            # WAI-ARIA 1.2 §main: "the main content of a document"
+            only = mains[0]
+            stats = self.stats
+            if (
+                stats.chars(only) > 0
+                and (self.h1 is None or only in self.h1_path)
+                # ... and no text beside it but the page's chrome (footer, sidebars):
+                # not a title box with the article next to it
+                and self._prose_beside(only) <= max(stats.prose(only), v.MIN_ROOT_CHARS)
+            ):
+                return only
+        return best
+
+    def _prose_beside(self, region: Element) -> int:
+        """Prose of the page outside `region` and outside every chrome candidate."""
+        outside = self.stats.prose(self.body) - self.stats.prose(region)
+        boxes = [
+            c
+            for c in self.candidates
+            if c is not region and c not in self.h1_path and region not in c.iterancestors()
+        ]
+        chosen = set(boxes)
+        chrome = sum(
+            self.stats.prose(c) for c in boxes if not any(a in chosen for a in c.iterancestors())
+        )
+        return max(0, outside - chrome)
 
     def _container(self) -> Element | None:
         tiers: list[list[Element]] = [[] for _ in v.CONTENT_CONTAINERS]
@@ -370,6 +407,22 @@ class _Finder:
         if merged and climbing:
             column = self._climb_siblings(column, own)
         return self._pick(column)
+
+    def _titled(self) -> Element | None:
+        """No step found a root (a manual's chapter page: its title, a line or two and a
+        table of contents): the top-level block of the body that holds the page's title
+        heading and something besides it. Taken only when no text but chrome is
+        outside it (the caller checks)."""
+        if self.h1 is None:
+            return None
+        top = self.h1
+        for ancestor in self.h1.iterancestors():
+            if ancestor is self.body:
+                break
+            top = ancestor
+        if top is self.h1 or _in_chrome(top):
+            return None
+        return top if self.stats.chars(top) > self.stats.chars(self.h1) else None
 
     def _pick(self, best: Element) -> Element | None:
         return best if self._big(best) else None

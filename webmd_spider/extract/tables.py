@@ -87,7 +87,7 @@ def classify(table: etree._Element) -> str:
     """ "data", "layout" or "gutter" (a code block with a line-number column: a cell
     of a gutter class, or the shape of one, see `_numbered_code`).
 
-    Layout: no rows, a single column, or no <th> while a cell holds a nested
+    Layout: no rows, a single column without a header row, or no <th> while a cell holds a nested
     table or block content with much text. (role="presentation" is not
     trusted: small two-cell boxes read fine as a table, big ones are caught
     by the content rule.)
@@ -109,7 +109,9 @@ def classify(table: etree._Element) -> str:
                 gutter = True
     if gutter and widest >= 2:
         return "gutter"
-    if widest <= 1:
+    if widest <= 1 and not (has_th and len(rows) >= 2):
+        # one column: a box of the layout, unless a header row names it (PostgreSQL's
+        # function tables: "Function / Description / Example" over one cell per row)
         return "layout"
     if len(rows) <= 2 and _numbered_code(rows):
         return "gutter"

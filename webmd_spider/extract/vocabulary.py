@@ -265,6 +265,10 @@ ADMONITION_WORDS = frozenset(
         *("definition", "seealso", "todo", "error", "success", "box-note"),
     }
 )
+#: Class words of a box's own title ("sidebar-title"): kept with a kept box.
+BOX_TITLE_WORDS = frozenset({"title", "heading", "caption", "label"})
+#: A line beside the title that is this much link is a control ("Post Reply").
+TITLE_CONTROL_LINK_SHARE = 0.9
 #: A <header> holding this much prose is the text (nested there by unclosed markup).
 HEADER_KEEP_PROSE = 600
 #: An aside / complementary box holding this much prose is kept.
@@ -280,6 +284,7 @@ SECTION_KEEP_PROSE = 300
 BOILERPLATE_WORDS = frozenset(
     {
         *("nav", "navbar", "navigation", "navlinks", "menu", "menubar", "submenu"),
+        *("navheader", "navfooter"),  # DocBook XSL's Prev / Up / Home / Next tables
         *("sidebar", "sidenav", "footer", "header", "masthead", "topbar", "cookie"),
         *("cookies", "consent", "gdpr", "banner", "breadcrumb", "breadcrumbs"),
         *("share", "sharing", "social", "sns", "comment", "comments", "disqus", "related"),
@@ -612,6 +617,7 @@ TITLE_NEXT_BLOCKS = 3
 #: Class / id words of a deck set as a paragraph.
 DECK_WORDS = frozenset({"deck", "dek", "standfirst", "subheadline", "strapline", "subtitle"})
 #: A byline line: "By Jane Doe", "Von Sina Giebel", "Par ...", "Por ...".
+BYLINE_MAX_CHARS = 60
 BYLINE_LINE = re.compile(
     r"^\s*(?:by|von|par|por|di|door|av|de|przez|autor(?:in)?:?|written\s+by|posted\s+by)\s+\S",
     re.IGNORECASE,
