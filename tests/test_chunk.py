@@ -61,18 +61,43 @@ def expected_id(chunk: Chunk, occurrence: int = 1, url: str = URL) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+def headings_only(text: str) -> bool:
+    """`text` holds headings and whitespace only."""
+    return all(block.kind == "heading" for block in scan_blocks(text))
+
+
+def closing_headings(markdown: str) -> int:
+    """Where the headings that close the page begin (they join the last chunk), or
+    the page's length when it does not end with headings."""
+    blocks = scan_blocks(markdown)
+    at = len(markdown)
+    for block in reversed(blocks):
+        if block.kind != "heading":
+            break
+        at = block.start
+    return at
+
+
 def check_invariants(
     markdown: str, chunks: list[Chunk], size: int, overlap: int, balanced: bool = True
 ) -> None:
     """Offsets exact, order, coverage, overlap bounds, fences, size bound, fields,
-    ids unique, no whitespace-only chunk. `balanced`: the page closes all its fences."""
-    assert chunks, "non-blank markdown gives chunks"
+    ids unique, no whitespace-only or headings-only chunk. `balanced`: the page closes
+    all its fences."""
+    assert chunks or headings_only(markdown), "non-blank markdown gives chunks"
+    if not chunks:
+        return
     seen: dict[tuple[str, str], int] = {}
     assert chunks[0].char_start == 0
-    assert chunks[-1].char_end == len(markdown)
+    assert not markdown[chunks[-1].char_end :].strip()  # at most the page's last blanks
     for i, chunk in enumerate(chunks):
         assert chunk.index == i
-        assert chunk.text == markdown[chunk.char_start : chunk.char_end]
+        piece = markdown[chunk.char_start : chunk.char_end]
+        if chunk.split is None:
+            assert chunk.text == piece
+        else:  # the header rows or fence lines around the slice
+            assert chunk.split in ("table-rows", "code-lines")
+            assert piece in chunk.text and chunk.char_count <= 2 * size
         assert chunk.char_count == len(chunk.text) > 0
         assert chunk.token_estimate == -(-chunk.char_count // 4)
         assert chunk.url == URL
@@ -81,29 +106,51 @@ def check_invariants(
         seen[key] = seen.get(key, 0) + 1
         assert chunk.chunk_id == expected_id(chunk, seen[key])
         assert chunk.text.strip(), f"whitespace-only chunk {chunk.index}: {chunk.text!r}"
+        assert not headings_only(chunk.text), f"headings-only chunk: {chunk.text!r}"
         if balanced:
             assert fences_balanced(chunk.text), chunk.text
-        if len(chunk.text.strip()) > size + overlap:
-            # the one exception: an oversized code block or table (or a fence nested in
-            # a list item or quote), alone
-            blocks = scan_blocks(chunk.text)
-            assert len(blocks) == 1, chunk.text[:200]
-            first_line = chunk.text.lstrip("\r\n").split("\n", 1)[0]
-            assert blocks[0].kind in ("code", "table") or _FENCE_LINE.match(first_line), chunk.text[
-                :200
-            ]
-            assert len(chunk.text.strip()) > size
+        measured = chunk.char_count
+        if chunk is chunks[-1]:  # headings that close the page join the last chunk
+            measured -= max(0, chunk.char_end - max(chunk.char_start, closing_headings(markdown)))
+        if chunk.split is not None:
+            continue  # bounded above
+        body = [b for b in scan_blocks(chunk.text) if b.kind != "heading"]
+        if body and chunk.char_count > size + overlap:
+            # headings with nothing beside them in the size ride over it with their block
+            measured -= body[0].start if chunk.split is None else 0
+        if measured > size + overlap:
+            # the one exception: a code block or table between size + overlap and twice
+            # the size (longer ones are split), or a fence nested in a list item or
+            # quote, alone (after the headings it opens with)
+            body = [b for b in scan_blocks(chunk.text) if b.kind != "heading"]
+            assert len(body) == 1, chunk.text[:200]
+            first_line = chunk.text[body[0].start :].split("\n", 1)[0]
+            # a fence of a list item or quote: indented, or under its item's marker
+            nested = _FENCE_LINE.match(first_line) and (
+                body[0].kind not in ("code", "table") or first_line[:1] in " \t>"
+            )
+            assert body[0].kind in ("code", "table") or nested, chunk.text[:200]
+            if not nested:
+                assert len(chunk.text[body[0].start :].strip()) <= size + overlap
     assert len({c.chunk_id for c in chunks}) == len(chunks), "ids unique within a page"
     for prev, chunk in itertools.pairwise(chunks):
         assert chunk.char_end > prev.char_end
-        assert prev.char_start <= chunk.char_start <= prev.char_end  # no gap
+        assert prev.char_start <= chunk.char_start
+        gap = markdown[prev.char_end : chunk.char_start]
+        assert not gap.strip(), "only whitespace between two chunks"
         back = prev.char_end - chunk.char_start
         assert back <= overlap
-        if back:  # overlap starts at a word start
+        if back > 0:  # overlap starts at a word start
             assert chunk.char_start > 0 and markdown[chunk.char_start - 1].isspace()
             assert not markdown[chunk.char_start].isspace()
-    if overlap == 0:
-        assert "".join(c.text for c in chunks) == markdown
+    if overlap == 0:  # the slices, and the whitespace between them, give back the page
+        rebuilt = []
+        reach = 0
+        for chunk in chunks:
+            rebuilt.append(markdown[reach : chunk.char_end])
+            reach = chunk.char_end
+        rebuilt.append(markdown[reach:])
+        assert "".join(rebuilt) == markdown
 
 
 # --------------------------------------------------------------------------- #
@@ -367,8 +414,13 @@ def test_oversized_code_block_is_a_chunk_of_its_own() -> None:
     for overlap in (0, 100):
         chunks = chunk_markdown(md, URL, 500, overlap)
         check_invariants(md, chunks, 500, overlap)
-        texts = [c.text for c in chunks]
-        assert f"{code}\n\n" in texts
+        # cut at its lines into fenced pieces of at most the size (issue 15)
+        pieces = [c for c in chunks if c.split == "code-lines"]
+        assert len(pieces) >= 3 and all(c.char_count <= 500 for c in pieces)
+        assert all(c.text.startswith("```python\n") for c in pieces)
+        assert all(c.text.rstrip().endswith("```") for c in pieces)
+        lines = [ln for c in pieces for ln in c.text.split("\n") if ln and ln[0] != "`"]
+        assert lines == [ln for ln in code.split("\n") if ln[0] != "`"]
         assert all(c.heading_path == ["Code"] for c in chunks)
 
 
@@ -396,7 +448,12 @@ def test_oversized_table_is_a_chunk_of_its_own() -> None:
     md = f"Intro.\n\n{table}\n\nOutro."
     chunks = chunk_markdown(md, URL, 500, 100)
     check_invariants(md, chunks, 500, 100)
-    assert any(c.text.strip() == table for c in chunks)
+    # cut by rows, the header rows repeated in every piece (issue 15)
+    pieces = [c for c in chunks if c.split == "table-rows"]
+    assert len(pieces) >= 3 and all(c.char_count <= 500 for c in pieces)
+    assert all(c.text.startswith("| a | b |\n| --- | --- |\n") for c in pieces)
+    rows = [r for c in pieces for r in c.text.strip().split("\n")[2:]]
+    assert rows == table.split("\n")[2:]
 
 
 def test_list_item_fence_never_split() -> None:
@@ -477,10 +534,12 @@ def test_crumb_never_joins_across_a_heading() -> None:
     assert [c.heading_path for c in chunks] == [["T"], ["T", "U"]]
     # a crumb that opens a section (its heading alone before an oversized block) can
     # join neither the section before it nor the oversized block
-    code = "```\n" + "\n".join(f"line {i} of code" for i in range(60)) + "\n```"
+    code = "```\n" + "\n".join(f"line {i} of code" for i in range(33)) + "\n```"
+    assert 500 < len(code) < 600  # oversized, but within size + overlap: kept whole
     md = f"# T\n\nshort.\n\n## U\n\n{code}\n"
     chunks = chunk_markdown(md, URL, 500, 100)
-    assert [c.text for c in chunks] == ["# T\n\nshort.\n\n", "## U\n\n", f"{code}\n"]
+    # its heading rides with the oversized block: a chunk is never only headings
+    assert [c.text for c in chunks] == ["# T\n\nshort.\n\n", f"## U\n\n{code}\n"]
     check_invariants(md, chunks, 500, 100)
 
 
@@ -518,10 +577,16 @@ def test_ids_unique_for_repeated_sections() -> None:
         "No details yet.\n\n# Product C\n\ntext\n"
     )
     chunks = chunk_markdown(md, URL, 500)
-    assert chunks[1].text == chunks[3].text == "## Details\n\nNo details yet.\n\n"
+    # a heading with no block of its own rides into the next one's chunk
+    assert [c.heading_path for c in chunks] == [
+        ["Product A", "Details"],
+        ["Product B", "Details"],
+        ["Product C"],
+    ]
+    assert chunks[0].text.endswith(chunks[1].text.split("\n\n", 1)[1])
     assert len({c.chunk_id for c in chunks}) == len(chunks)
     # the heading path is part of the key, so no occurrence number is needed here
-    assert chunks[3].chunk_id == expected_id(chunks[3])
+    assert chunks[1].chunk_id == expected_id(chunks[1])
     check_invariants(md, chunks, 500, 0)
 
 
@@ -585,10 +650,13 @@ def test_no_whitespace_only_chunks_and_no_pointless_tail() -> None:
     assert len(para) == 500
     md = f"# T\n\n{para}\n\n"
     chunks = chunk_markdown(md, URL, 500)
-    assert [c.text for c in chunks] == ["# T\n\n", f"{para}\n\n"] or len(chunks) == 1
-    assert all(c.text.strip() for c in chunks)
+    # the heading takes the part of the paragraph that fits beside it: never alone
+    assert chunks[0].text.startswith("# T\n\nSentence ") and len(chunks) == 2
+    assert all(c.text.strip() and not headings_only(c.text) for c in chunks)
+    check_invariants(md, chunks, 500, 0)
     md = para + "\n\n\n\n"
-    assert [c.text for c in chunk_markdown(md, URL, 500)] == [md]
+    # the size bound holds on the whole chunk: the page's blank lines past it are in none
+    assert [c.text for c in chunk_markdown(md, URL, 500)] == [para]
     # blank lines after an oversized table or a nested fence join that chunk
     table = "\n".join(f"| {i} | {i * i} |" for i in range(80))
     code = "  ```\n" + "\n".join(f"  line {i} of code here" for i in range(40)) + "\n  ```"
@@ -650,8 +718,10 @@ def test_to_dict_is_json_ready_in_field_order() -> None:
         "char_end",
         "char_count",
         "token_estimate",
+        "split",
     ]
     assert json.loads(json.dumps(data)) == data
+    assert data["split"] is None
     assert data["token_estimate"] == 5  # ceil(18 / 4)
     assert data["heading_path"] == ["H"] and data["heading_path"] is not chunk.heading_path
 
@@ -871,18 +941,27 @@ def check_document(doc: Doc, size: int, overlap: int) -> None:
     chunks = chunk_markdown(md, URL, size, overlap)
     check_invariants(md, chunks, size, overlap, balanced=doc.balanced)
     for chunk in chunks:  # no chunk starts or ends inside a closed top-level fence
+        if chunk.split == "code-lines":
+            continue  # an oversized block cut at its lines, each piece fenced again
         for start, end in doc.fences:
             assert not start < chunk.char_start < end
             assert not start < chunk.char_end < end
     heading_offsets = [offset for offset, _, _ in doc.headings]
     for chunk in chunks:
-        # heading path: the reference at the chunk's last character
-        assert chunk.heading_path == reference_path(doc, chunk.char_end - 1)
-        # every heading starts a chunk; no chunk (nor its overlap) crosses one
+        # heading path: the reference at the chunk's last character (before the
+        # headings that close the page, which join the last chunk)
+        last = chunk.char_end - 1
+        if chunk is chunks[-1]:
+            last = min(last, max(chunk.char_start, closing_headings(md) - 1))
+        assert chunk.heading_path == reference_path(doc, last)
+        # headings inside a chunk open it (headings with no block of their own ride into
+        # the next block's chunk), or close the page (they join the chunk before)
         for offset in heading_offsets:
-            assert not chunk.char_start < offset < chunk.char_end
-    starts = {c.char_start for c in chunks}
-    assert all(offset in starts for offset in heading_offsets)
+            if chunk.char_start < offset < chunk.char_end:
+                assert headings_only(md[chunk.char_start : offset]) or headings_only(md[offset:]), (
+                    chunk.text[:200],
+                    offset,
+                )
     # stable ids; the scan fallback equals passing its spans
     again = chunk_markdown(md, URL, size, overlap, blocks=scan_blocks(md))
     assert again == chunks
@@ -954,13 +1033,95 @@ def test_line_soup(lines: list[str]) -> None:
     assert not md[reach:].strip()
     for overlap in (0, 100):
         chunks = chunk_markdown(md, URL, 500, overlap)
-        if not md.strip():
+        if headings_only(md):  # blank, or nothing but headings: nothing to embed
             assert chunks == []
             continue
-        assert chunks[0].char_start == 0 and chunks[-1].char_end == len(md)
+        assert chunks[0].char_start == 0 and not md[chunks[-1].char_end :].strip()
         for prev, chunk in itertools.pairwise(chunks):
-            assert chunk.text == md[chunk.char_start : chunk.char_end]
+            if chunk.split is None:
+                assert chunk.text == md[chunk.char_start : chunk.char_end]
             assert chunk.text.strip() and "" not in chunk.heading_path
-            assert prev.char_start <= chunk.char_start <= prev.char_end < chunk.char_end
-        if overlap == 0:
-            assert "".join(c.text for c in chunks) == md
+            assert prev.char_start <= chunk.char_start and prev.char_end < chunk.char_end
+            assert not md[prev.char_end : chunk.char_start].strip()
+
+
+# --------------------------------------------------------------------------- #
+# issue 15: paths rooted at the title, no headings-only chunks, cut blocks
+# --------------------------------------------------------------------------- #
+
+
+def test_every_path_starts_with_the_title() -> None:
+    # a DocBook reference page: its sections are H2s like its command name
+    md = (
+        "# CREATE TABLE\n\nCREATE TABLE — define a new table\n\n## Synopsis\n\n"
+        + sentences(3, 60)
+        + "\n\n## Description\n\n"
+        + sentences(12, 60)
+        + "\n\n# A second H1\n\nunder it\n"
+    )
+    chunks = chunk_markdown(md, URL, 500, 0, title="CREATE TABLE")
+    check_invariants(md, chunks, 500, 0)
+    assert all(c.heading_path[0] == "CREATE TABLE" for c in chunks)
+    assert ["CREATE TABLE", "Description"] in [c.heading_path for c in chunks]
+    assert chunks[-1].heading_path == ["CREATE TABLE", "A second H1"]
+    # the title as the page's first line shows it wins over the given one
+    shown = chunk_markdown("# Shown title\n\ntext\n", URL, 500, title="Site | Shown title")
+    assert shown[0].heading_path == ["Shown title"]
+    # without a title line, the given title still roots the paths
+    bare = chunk_markdown("## Usage\n\ntext\n", URL, 500, title="Tool")
+    assert bare[0].heading_path == ["Tool", "Usage"]
+
+
+def test_heading_path_drops_a_link_around_code() -> None:
+    md = "# stat\n\n## stat — Interpreting [`stat()`](http://x/os.html#os.stat) results\n\ntext\n"
+    assert chunk_markdown(md, URL, 500)[-1].heading_path == [
+        "stat",
+        "stat — Interpreting stat() results",
+    ]
+
+
+def test_a_heading_never_stands_alone() -> None:
+    md = "# T\n\n## Examples\n\n### First\n\n" + sentences(20, 60) + "\n\n## Last\n"
+    chunks = chunk_markdown(md, URL, 500, 100, title="T")
+    check_invariants(md, chunks, 500, 100)
+    assert chunks[0].text.startswith("# T\n\n## Examples\n\n### First\n\nSentence")
+    assert chunks[0].heading_path == ["T", "Examples", "First"]
+    assert chunks[-1].text.rstrip().endswith("## Last")  # the page's closing heading
+    assert chunk_markdown("# Only\n\n## headings\n", URL, 500) == []
+
+
+def test_a_chunk_is_at_most_size_plus_overlap_whitespace_included() -> None:
+    # the off-by-one of issue 15: a 1,499-character paragraph and its blank line after
+    # 150 characters of overlap made a 1,651-character chunk at 1500 / 150
+    para = (sentences(40, 70) + " ")[:1_498] + "."
+    md = f"# T\n\n{sentences(30, 70)}\n\n{para}\n\n{sentences(3, 70)}\n"
+    chunks = chunk_markdown(md, URL, 1_500, 150)
+    check_invariants(md, chunks, 1_500, 150)
+    assert max(c.char_count for c in chunks) <= 1_650
+
+
+def _titled_property(size: int, overlap: int) -> Callable[[], None]:
+    @settings(
+        max_examples=120,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(doc=documents(), title=st.sampled_from(["Page title", "CREATE TABLE", "x"]))
+    def test(doc: Doc, title: str) -> None:
+        md = f"# {title}\n\n{doc.markdown}"
+        chunks = chunk_markdown(md, URL, size, overlap, title=title)
+        check_invariants(md, chunks, size, overlap, balanced=doc.balanced)
+        for chunk in chunks:
+            assert chunk.heading_path[0] == title  # every path starts with the title
+            assert not headings_only(chunk.text)  # no chunk is only headings
+            # no chunk over twice the size (but the headings that close the page, with
+            # the chunk before them)
+            assert chunk.char_count <= 2 * size or chunk is chunks[-1]
+
+    test.__name__ = test.__qualname__ = f"test_titled_properties_size_{size}_overlap_{overlap}"
+    return test
+
+
+for _size, _overlap in ((500, 0), (500, 250), (1_500, 150), (1_600, 400)):
+    _test = _titled_property(_size, _overlap)
+    globals()[_test.__name__] = _test

@@ -6,27 +6,34 @@ spans of the renderer when it has them (`BlockSpan`), else `scan_blocks()` finds
 
 The rules, in order of strength:
 
-* Offsets are exact: ``chunk.text == markdown[chunk.char_start:chunk.char_end]``.
-* Chunks follow the page and cover all of it. Without overlap, the chunks' texts
-  joined give back the Markdown exactly: each chunk ends where the next begins (the
-  blank lines after a block belong to the chunk holding the block).
-* Every heading starts a new chunk, so ``heading_path`` (the H1 > H2 > ... the chunk
-  sits under) is right for the whole chunk. Its entries are the headings' plain text
-  (code-span backticks, emphasis, strikethrough, link and image syntax, inline HTML
-  and backslash escapes removed); an empty heading ends the deeper levels but adds no
-  entry.
+* Offsets are exact: ``chunk.text == markdown[chunk.char_start:chunk.char_end]``, but
+  for the pieces of a cut block (``chunk.split``, below), whose text adds the block's
+  header rows or fence lines around that slice.
+* Chunks follow the page and cover all of it: between two chunks there is nothing but
+  the whitespace a size bound cut off (the blank lines after a block belong to the
+  chunk holding the block while they fit).
+* Every heading starts a chunk, so ``heading_path`` (the H1 > H2 > ... the chunk
+  sits under) is right for the whole chunk; a heading with no block of its own before
+  the next heading rides into that heading's first chunk, headings that close the page
+  join the chunk before them, and a page of nothing but headings has no chunk: a chunk
+  is never only headings. With ``title`` every path starts with the page title (the
+  page's first line, ``# Title``, is its root; other H1s are its children). Entries are
+  the headings' plain text (code-span backticks, emphasis, strikethrough, link and
+  image syntax, inline HTML and backslash escapes removed); an empty heading ends the
+  deeper levels but adds no entry.
 * A section longer than the budget splits at block boundaries; a block longer than the
   budget at sentence ends (and line breaks); a sentence at word boundaries; a word at
   the budget (CJK full stops, exclamation and question marks, U+3002 U+FF01 U+FF1F
   U+FF0E, end sentences too; a word is cut between grapheme-ish
   clusters: never inside a surrogate pair, before a combining mark, ZWJ or variation
-  selector, nor after a ZWJ). A fenced code block or a table is never split: one
-  longer than the budget by itself is a chunk of its own, the one exception to the
-  size bound ``size + overlap``. Fences nested in list items or quotes are never split
-  either; such a fence ends with its item or quote when it is not closed before.
-* Whitespace does not count toward the size: a block fits when its text does, the
-  blank lines after it ride along (as do blank lines at the very start of the page),
-  so the size bound applies to ``chunk.text.strip()``. No chunk is whitespace only.
+  selector, nor after a ZWJ). A fenced code block or a table up to ``size + overlap``
+  is never split (one longer than ``size`` is a chunk of its own); a longer one is cut
+  into pieces of at most ``size``: a table by rows, its header rows repeated before
+  each later piece (``split="table-rows"``), code at line boundaries, each piece inside
+  the block's fence lines with its language (``split="code-lines"``), fences nested
+  in list items or quotes too. No chunk exceeds twice the size.
+* The size bound ``size + overlap`` holds on the whole chunk, ``char_count`` with its
+  whitespace (a piece that fits but for its blank lines ends at the bound).
 * Line endings may be ``\n`` or ``\r\n``; offsets are always into the Markdown as
   given.
 * Overlap repeats the tail of the previous chunk from a word boundary; it never reaches
@@ -89,6 +96,10 @@ class Chunk:
     char_end: int
     char_count: int
     token_estimate: int
+    #: None, or how an oversized block was cut: "table-rows" (its header rows repeat
+    #: before ``markdown[char_start:char_end]`` in `text`) or "code-lines" (the fence
+    #: lines are added around the slice where it does not hold them)
+    split: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict, keys in field order."""
@@ -103,6 +114,7 @@ class Chunk:
             "char_end": self.char_end,
             "char_count": self.char_count,
             "token_estimate": self.token_estimate,
+            "split": self.split,
         }
 
 
@@ -233,6 +245,7 @@ _PARAGRAPH = re.compile(rf".*(?:\n(?=.*\S)(?!{_STARTS}).*)*", re.MULTILINE)
 _MARKUP = re.compile(r"[\\`*_~\[<]")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"!?\[([^\]]*)\](?:\((?:[^()\s]|\([^()]*\))*(?:\s+[^)]*)?\)|\[[^\]]*\])")
+_CODE_LINK = re.compile(r"!?\[([^\[\]]*`[^\[\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+[^)]*)?\)")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]*)>")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _EMPHASIS = (
@@ -275,6 +288,10 @@ def _plain(text: str) -> str:
     and backslash escapes; runs of whitespace become one space."""
     if _MARKUP.search(text) is None:
         return text
+    if "`" in text and "](" in text:
+        # a link around a code span ("[`stat()`](url)"): the link goes first, or the code
+        # span would cut it in two and its syntax stay
+        text = _CODE_LINK.sub(r"\1", text)
     parts: list[str] = []
     pos = 0
     for match in _CODE_SPAN.finditer(text):
@@ -426,7 +443,9 @@ def _joined(before: str, after: str) -> bool:
 
 #: atom kinds: kept whole and within the size / kept whole though oversized (a chunk
 #: alone) / a single word longer than the size, cut anywhere to fill the chunks
-_FIT, _BIG, _WORD = 0, 1, 2
+_FIT, _BIG, _WORD, _SPLIT = 0, 1, 2, 3
+#: a GFM delimiter row ("| --- | :-: |")
+_DELIMITER_ROW = re.compile(r" {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$", re.MULTILINE)
 #: (start, end, kind): a contiguous stretch of the page
 _Atom = tuple[int, int, int]
 #: (start, end, oversized): a chunk before its overlap
@@ -439,11 +458,13 @@ class _Chunker:
     __slots__ = (
         "ascii",
         "block_ends",
+        "block_starts",
         "fence_cache",
         "kinds",
         "md",
         "overlap",
         "size",
+        "splits",
         "unit_ends",
         "unit_starts",
     )
@@ -458,8 +479,11 @@ class _Chunker:
         self.unit_ends = [*self.unit_starts[1:], len(markdown)]
         self.kinds = [block[0] for block in blocks]
         self.block_ends = [block[2] for block in blocks]
+        self.block_starts = [block[1] for block in blocks]
         self.fence_cache: dict[int, list[tuple[int, int]]] = {}
         self.ascii = markdown.isascii()
+        #: piece start -> (split kind, text before the slice, text after it)
+        self.splits: dict[int, tuple[str, str, str]] = {}
 
     def fences(self, unit: int) -> list[tuple[int, int]]:
         cached = self.fence_cache.get(unit)
@@ -495,17 +519,86 @@ class _Chunker:
             out.append((start, end, _FIT))
             return
         if self.kinds[unit] in _UNSPLITTABLE:
-            out.append((start, end, _BIG))
+            if self.tight(start, end) - start > size + self.overlap:
+                self.split_block(unit, out)
+            else:
+                out.append((start, end, _BIG))
             return
         pos = start
         for fence_start, fence_end in self.fences(unit):
             if fence_start > pos:
                 self.split_text(pos, fence_start, 0, out)
-            big = self.tight(fence_start, fence_end) - fence_start > size
-            out.append((fence_start, fence_end, _BIG if big else _FIT))
+            length = self.tight(fence_start, fence_end) - fence_start
+            if length > size + self.overlap:  # cut at its lines, each piece fenced again
+                self.split_range(fence_start, fence_start, fence_end, fence_end, False, out)
+            else:
+                out.append((fence_start, fence_end, _BIG if length > size else _FIT))
             pos = fence_end
         if pos < end:
             self.split_text(pos, end, 0, out)
+
+    def split_block(self, unit: int, out: list[_Atom]) -> None:
+        """An oversized table or fenced code block as pieces of at most the size, each
+        readable alone: a table by rows, its header rows repeated before each later
+        piece; code by lines, each piece inside the fence lines of the block."""
+        table = self.kinds[unit] == "table"
+        self.split_range(
+            self.unit_starts[unit], self.block_starts[unit], self.block_ends[unit],
+            self.unit_ends[unit], table, out,
+        )  # fmt: skip
+
+    def split_range(
+        self, start: int, block_start: int, block_end: int, end: int, table: bool, out: list[_Atom]
+    ) -> None:
+        """`split_block` on ``md[block_start:block_end]`` (a table, or a fence whose
+        first line opens it, indented or quoted as it may be), the piece starting at
+        `start` and the last one ending at `end`."""
+        md = self.md
+        lines: list[tuple[int, int]] = []  # (line start, line end after its "\n")
+        pos = block_start
+        while pos < block_end:
+            newline = md.find("\n", pos, block_end)
+            stop = block_end if newline < 0 else newline + 1
+            lines.append((pos, stop))
+            pos = stop
+        fence = ""  # code: the fence line closing each piece but the last
+        if table:
+            kind = "table-rows"
+            head = 2 if len(lines) > 1 and _DELIMITER_ROW.match(md, lines[1][0]) else 1
+            lead = md[lines[0][0] : lines[head - 1][1]].rstrip("\r\n") + "\n"
+        else:
+            kind = "code-lines"
+            opening = md[lines[0][0] : lines[0][1]].rstrip("\r\n")
+            marks = opening.lstrip(" \t>")
+            fence = (
+                opening[: len(opening) - len(marks)]
+                + marks[: len(marks) - len(marks.lstrip(marks[:1]))]
+            )
+            lead = opening + "\n"
+        budget = max(1, self.size - len(lead) - len(fence) - 1)
+        groups: list[list[int]] = []  # [start, end] of each piece
+        for line_start, line_end in lines:
+            if groups and line_end - groups[-1][0] <= budget:
+                groups[-1][1] = line_end
+                continue
+            # a new piece; a line longer than the budget is cut at a space, else anywhere
+            pos = line_start
+            while line_end - pos > budget:
+                space = md.rfind(" ", pos + 1, pos + budget)
+                cut = space + 1 if space > pos else self.cut(pos + budget, pos + 1)
+                groups.append([pos, cut])
+                pos = cut
+            groups.append([pos, line_end])
+        groups[0][0] = start  # blank lines at the page's start ride along too
+        groups[-1][1] = end  # and the blank lines after the block
+        final = len(groups) - 1
+        for number, (piece_start, piece_end) in enumerate(groups):
+            before = "" if number == 0 else lead
+            after = ""
+            if fence and number < final:  # the last piece holds the block's own close
+                after = ("" if md[piece_end - 1] == "\n" else "\n") + fence
+            self.splits[piece_start] = (kind, before, after)
+            out.append((piece_start, piece_end, _SPLIT))
 
     def split_text(self, start: int, end: int, level: int, out: list[_Atom]) -> None:
         """Cut ``md[start:end]`` into stretches within the size (trailing whitespace
@@ -540,10 +633,11 @@ class _Chunker:
 
     # --- pieces of a section -----------------------------------------------------
 
-    def pieces(self, first: int, last: int) -> list[_Piece]:
+    def pieces(self, first: int, last: int, heads_end: int) -> list[_Piece]:
         """Units first..last (one section) packed greedily into pieces. A stretch of
         whitespace always joins the piece before it (or, at the page start, the one
-        after it): no piece is whitespace only."""
+        after it): no piece is whitespace only. The section's headings (up to
+        `heads_end`) join the piece of the block after them, oversized or not."""
         atoms: list[_Atom] = []
         for unit in range(first, last + 1):
             self.atoms(unit, atoms)
@@ -553,10 +647,17 @@ class _Chunker:
         pieces: list[_Piece] = []
         cur_start = cur_end = -1
         blank = False  # the current piece is whitespace only (page start)
-        for start, end, kind in atoms:
-            if kind == _BIG:
+        heads_start = self.unit_starts[first]
+        queue = atoms[::-1]  # popped from the end: the atoms in order
+        while queue:
+            start, end, kind = queue.pop()
+            if kind in (_BIG, _SPLIT):
                 if cur_start >= 0:
-                    if blank:
+                    # whitespace, or only the section's headings, go with the block: a
+                    # chunk is never only headings
+                    if blank or (cur_start == self.unit_starts[first] and cur_end <= heads_end):
+                        if start in self.splits:  # a cut block's first piece: its key moves
+                            self.splits[cur_start] = self.splits.pop(start)
                         start = cur_start
                     else:
                         pieces.append((cur_start, cur_end, False))
@@ -596,6 +697,25 @@ class _Chunker:
                 fits = tight(start, end)
                 if fits == start or fits - cur_start <= size:
                     cur_end = end
+                elif cur_start == heads_start and cur_end <= heads_end:
+                    # only the section's headings so far: they take the part of this
+                    # block that fits beside them (a chunk is never only headings)
+                    room = size - (cur_end - cur_start)
+                    parts: list[_Atom] = []
+                    unit = self.unit_at(start, first, last)
+                    whole = self.kinds[unit] in _UNSPLITTABLE or bool(self.fences(unit))
+                    if room * CRUMB_DIVISOR >= size and not whole:
+                        self.size = room
+                        try:
+                            self.split_text(start, end, 0, parts)
+                        finally:
+                            self.size = size
+                    if len(parts) > 1 and parts[0][2] == _FIT:
+                        pieces.append((cur_start, parts[0][1], False))
+                        cur_start = -1
+                        queue.extend(reversed(parts[1:]))
+                    else:  # nothing fits beside them: the headings ride over the size
+                        cur_end = end
                 else:
                     pieces.append((cur_start, cur_end, False))
                     cur_start, cur_end = start, end
@@ -664,13 +784,22 @@ class _Chunker:
 
     # --- all of it -------------------------------------------------------------------
 
-    def run(self, blocks: list[_Block]) -> list[tuple[int, int, list[str]]]:
-        """(char_start, char_end, heading_path) of each chunk, in page order."""
-        out: list[tuple[int, int, list[str]]] = []
-        path: list[tuple[int, str]] = []
+    def run(self, blocks: list[_Block], title: str | None = None) -> list[_Out]:
+        """(char_start, char_end, heading_path, big) of each chunk, in page order.
+
+        With `title`, every path starts with it: the page's first block, when it is an
+        H1, is that title line, and other H1s are its children. A heading with no
+        block of its own before the next heading goes into the next section's first
+        chunk (a chunk is never only headings); headings at the very end join the chunk
+        before them, and a page of nothing but headings has no chunk."""
+        out: list[_Out] = []
         kinds = self.kinds
         count = len(blocks)
+        if title and count and kinds[0] == "heading" and blocks[0][3] == 1 and blocks[0][4]:
+            title = blocks[0][4]  # the title as the page shows it on its first line
+        path: list[tuple[int, str]] = [(0, title)] if title else []
         first = 0
+        pending = -1  # the first unit of headings waiting for a block of their own
         while first < count:
             last = first
             while last + 1 < count and kinds[last + 1] != "heading":
@@ -678,17 +807,28 @@ class _Chunker:
             kind, _start, _end, level, text = blocks[first]
             if kind == "heading":
                 level = level if 1 <= level <= 6 else 1
-                while path and path[-1][0] >= level:
-                    path.pop()
-                if text:  # an empty heading ends the deeper levels, adds no entry
-                    path.append((level, text))
+                if not (title and first == 0 and level == 1):  # the title line is the root
+                    while path and path[-1][0] >= level:
+                        path.pop()
+                    if text:  # an empty heading ends the deeper levels, adds no entry
+                        path.append((level, text))
                 # overlap never reaches back to the heading itself
-                floor = self.unit_ends[first]
+                floor = heads_end = self.unit_ends[first]
+                if last == first:
+                    pending = first if pending < 0 else pending
+                    first = last + 1
+                    continue
             else:
                 floor = self.unit_starts[first]
+                heads_end = -1
+            start_unit = first if pending < 0 else pending
+            pending = -1
             names = [name for _, name in path]
-            self.section(first, last, floor, names, out)
+            self.section(start_unit, last, floor, heads_end, names, out)
             first = last + 1
+        if pending >= 0 and out:
+            start, _end, names, big = out[-1]
+            out[-1] = (start, len(self.md), names, big)
         return out
 
     def section(
@@ -696,10 +836,11 @@ class _Chunker:
         first: int,
         last: int,
         floor: int,
+        heads_end: int,
         names: list[str],
-        out: list[tuple[int, int, list[str]]],
+        out: list[_Out],
     ) -> None:
-        pieces = self.pieces(first, last)
+        pieces = self.pieces(first, last, heads_end)
         size, overlap = self.size, self.overlap
         limit = size + overlap
         tight = self.tight
@@ -731,8 +872,22 @@ class _Chunker:
                     carried = chunk_start
                     continue
             chunks.append([chunk_start, end, big])
-        for chunk_start, end, _big in chunks:
-            out.append((chunk_start, end, list(names)))
+        for chunk_start, end, big in chunks:
+            out.append((chunk_start, end, list(names), big))
+
+    def bound(self, out: list[_Out]) -> None:
+        """The size bound on whole chunks, `char_count` included: a chunk over `size +
+        overlap` only by the whitespace after its text ends where the bound is (that
+        whitespace, between two chunks, is in neither). Oversized blocks are exempt."""
+        limit = self.size + self.overlap
+        for number, (start, end, names, big) in enumerate(out):
+            if big or end - start <= limit or self.tight(start, end) - start > limit:
+                continue
+            out[number] = (start, start + limit, names, big)
+
+
+#: a chunk before its text is built: (char_start, char_end, heading_path, oversized)
+_Out = tuple[int, int, list[str], bool]
 
 
 def _normalize(blocks: list[BlockSpan], length: int) -> list[_Block]:
@@ -764,11 +919,13 @@ def chunk_markdown(
     size: int,
     overlap: int = 0,
     blocks: list[BlockSpan] | None = None,
+    title: str | None = None,
 ) -> list[Chunk]:
     """`markdown` as chunks of at most `size` characters plus `overlap` (see the
     module docstring for the rules). `blocks` are the renderer's top-level block
-    spans; without them `scan_blocks()` finds them. Empty or blank Markdown, or
-    `size` 0 (chunking off), gives []."""
+    spans; without them `scan_blocks()` finds them. `title` (the page's title, whose
+    ``# Title`` line opens a page's Markdown) starts every chunk's heading path. Empty
+    or blank Markdown, Markdown of headings only, or `size` 0 (chunking off), gives []."""
     if size <= 0 or not markdown or markdown.isspace():
         return []
     overlap = max(0, min(overlap, size))
@@ -778,11 +935,17 @@ def chunk_markdown(
         start = first.start() if first else 0
         spans = [("other", start, len(markdown.rstrip()), 0, "")]
     chunker = _Chunker(markdown, size, overlap, spans)
+    found = chunker.run(spans, title or None)
+    chunker.bound(found)
     chunks: list[Chunk] = []
     seen: dict[tuple[str, str], int] = {}
-    for index, (start, end, names) in enumerate(chunker.run(spans)):
+    splits = chunker.splits
+    for index, (start, end, names, _big) in enumerate(found):
         text = markdown[start:end]
-        count = end - start
+        split = splits.get(start)
+        if split is not None:
+            text = split[1] + text + split[2]
+        count = len(text)
         path_text = " > ".join(names)
         occurrence = seen[path_text, text] = seen.get((path_text, text), 0) + 1
         chunks.append(
@@ -798,6 +961,7 @@ def chunk_markdown(
                 end,
                 count,
                 -(-count // CHARS_PER_TOKEN),
+                None if split is None else split[0],
             )
         )
     return chunks

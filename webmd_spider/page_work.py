@@ -56,7 +56,8 @@ def extract_page(
     chunks = None
     if chunk_size > 0 and doc.markdown:
         # the same call as ChunkPipeline's on the row (its url is the final URL)
-        chunks = [c.to_dict() for c in chunk_markdown(doc.markdown, url, chunk_size, chunk_overlap)]
+        found = chunk_markdown(doc.markdown, url, chunk_size, chunk_overlap, title=doc.title)
+        chunks = [c.to_dict() for c in found]
     # the content travels once, in `columns`
     doc.markdown = doc.text = ""
     doc.html = None

@@ -36,7 +36,7 @@ class ChunkPipeline:
             return item
         if item.chunks is None:  # else chunked already, in an extraction process
             url = item.final_url or item.url or ""
-            chunks = chunk_markdown(item.markdown, url, size, overlap)
+            chunks = chunk_markdown(item.markdown, url, size, overlap, title=item.title)
             item.chunks = [chunk.to_dict() for chunk in chunks]
             item.chunk_count = len(chunks)
         if self.crawler.stats is not None:
