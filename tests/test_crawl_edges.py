@@ -12,7 +12,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
 
-from .crawling import by_type, crawl, summary_of, urlset
+from .crawling import by_type, crawl, prose_page, summary_of, urlset
 from .crawling import write_site as build
 
 WORDS = " ".join(f"w{i}" for i in range(40))
@@ -251,3 +251,30 @@ async def test_robots_redirects_are_followed_five_hops_only(
     # seven hops to the file: past five the file counts as unavailable (allow all)
     assert server.hits("/r6.txt") == 0 and server.hits("/r4.txt") == 1
     assert sorted(paths(server, rows)) == ["/", "/a.html"]
+
+
+@deferred_f_from_coro_f
+async def test_sitemap_url_count_counts_pages_a_link_found_first(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    # issue 15: the count was that of sitemap pages not yet seen through a link, so it
+    # changed with how fast pages came in (1113, 1148, 1139 of 1,169 in three runs)
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": page(),
+            "p1.html": prose_page("One", "/p2.html", "/p3.html"),
+            "p2.html": prose_page("Two"),
+            "p3.html": prose_page("Three"),
+            "sitemap.xml": index("/a.xml", "/b.xml"),
+            "a.xml": urlset("/p1.html"),
+            "b.xml": urlset("/p2.html", "/p3.html"),
+        },
+        # b.xml answers after p1.html has been fetched and its links scheduled
+        routes={"/b.xml": {"file": "b.xml", "delay": 1.5}},
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert sorted(paths(server, rows)) == ["/p1.html", "/p2.html", "/p3.html"]
+    (site_row,) = by_type(rows, "site")
+    assert site_row["sitemap_url_count"] == 3

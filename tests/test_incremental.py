@@ -193,7 +193,32 @@ async def test_changed_extraction_settings_convert_every_page_again(
     assert {status for _, status in page_requests(server)} == {200}
     assert not any("If-None-Match" in r.headers for r in server.requests)
     warnings = summary_of(tmp_path)["warnings"]
-    assert any("other extraction settings" in w for w in warnings)
+    assert any("other extraction or chunk settings" in w for w in warnings)
+
+
+@deferred_f_from_coro_f
+async def test_changed_chunk_options_rechunk_every_page(serve_site: Serve, tmp_path: Path) -> None:
+    # issue 15: a rerun with chunk_tokens=300 instead of 400 gave "unchanged" rows with
+    # no chunks and no warning
+    make_site(tmp_path / "site", ["a.html", "b.html"])
+    server = serve_site(tmp_path / "site")
+    first, _ = await crawl_with_stats(
+        tmp_path, incremental(tmp_path, WEBMD_CHUNK_TOKENS=400), start=server.url("/")
+    )
+    assert all(r["chunks"] for r in by_type(first, "page"))
+    again, _ = await crawl_with_stats(
+        tmp_path, incremental(tmp_path, WEBMD_CHUNK_TOKENS=400), start=server.url("/")
+    )
+    assert set(changes(again, server).values()) == {"unchanged"}
+    rows, stats = await crawl_with_stats(
+        tmp_path, incremental(tmp_path, WEBMD_CHUNK_TOKENS=300), start=server.url("/")
+    )
+    pages = by_type(rows, "page")
+    assert len(pages) == 3 and {r["change"] for r in pages} == {"changed"}
+    assert all(r["chunks"] and r["markdown"] for r in pages)
+    assert stats["webmd/extractions"] == 3
+    warnings = summary_of(tmp_path)["warnings"]
+    assert any("chunked again" in w for w in warnings)
 
 
 @deferred_f_from_coro_f

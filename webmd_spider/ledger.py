@@ -61,6 +61,9 @@ class SiteState:
     #: the same for the pages an incremental state holds (read when first needed)
     stored_content: dict[bytes, str] | None = None
     sitemap_seen: set[str] = field(default_factory=set)  # canonical sitemap URLs requested
+    #: canonical page URLs the site's sitemaps list (and the crawl's scope accepts):
+    #: `sitemap_url_count` is its size, whatever link discovery found first
+    sitemap_listed: set[str] = field(default_factory=set)
     sitemap_guesses: list[str] = field(default_factory=list)  # well-known paths left to try
     #: URLs found only beyond max_depth so far (canonical -> URL); a shallower path found
     #: later still schedules them, and those left at the end are counted as rejections.

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from webmd_spider.chunk import chunk_budget
 from webmd_spider.extract import ExtractOptions
 from webmd_spider.incremental import settings_fingerprint
 from webmd_spider.items import utc_now_iso
@@ -82,7 +83,13 @@ class IncrementalState:
             validate_job_name(name)
         except ValueError as exc:
             raise OptionsError(f"state: {exc}") from None
-        fingerprint = settings_fingerprint(asdict(extract_options))
+        # the chunk options shape the rows as much as the extraction options do: a run
+        # with other chunk sizes must re-chunk every page, not call it unchanged
+        chunking = chunk_budget(
+            options.chunk_size, options.chunk_tokens, options.chunk_overlap,
+            options.chunk_overlap_tokens,
+        )  # fmt: skip
+        fingerprint = settings_fingerprint({**asdict(extract_options), "chunks": list(chunking)})
         store: StateStore
         try:
             if options.redis_url:
@@ -107,8 +114,9 @@ class IncrementalState:
                 # each page's own fingerprint then keeps validators off (site.py)
                 _warn(
                     ledger,
-                    f"state {name!r} was written with other extraction settings or another "
-                    "extractor version: every page is fetched and converted again",
+                    f"state {name!r} was written with other extraction or chunk settings "
+                    "or another extractor version: every page is fetched, converted and "
+                    "chunked again, and reported as changed",
                 )
             store.set_meta(FINGERPRINT_KEY, fingerprint)
             store.set_meta("description", " ".join(inputs)[:500])

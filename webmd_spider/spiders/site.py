@@ -85,7 +85,7 @@ from webmd_spider.extract_pool import (
     default_processes,
 )
 from webmd_spider.gc_tuning import GcState, restore_gc, tune_gc
-from webmd_spider.incremental import NEW, REMOVED, UNCHANGED, change_of, is_gone
+from webmd_spider.incremental import CHANGED, NEW, REMOVED, UNCHANGED, change_of, is_gone
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.journal import CrawlJournal, QueuedUrl
 from webmd_spider.ledger import RunLedger, SiteState
@@ -1310,6 +1310,14 @@ class SiteSpider(SitemapDiscovery, Spider):
         if stored is None and final_key != key:
             stored = self.incremental.lookup(final_key)
         row.change = change_of(stored, row.content_hash or "")
+        if (
+            row.change == UNCHANGED
+            and stored is not None
+            and stored.settings_fingerprint != self.incremental.fingerprint
+        ):
+            # same Markdown, other settings (chunk sizes): the rows a consumer holds are
+            # not this run's, so they are sent again in full
+            row.change = CHANGED
         links = [] if nofollow else [u for u in doc.page_links if self._site_of(u) == site.website]
         validators = validators_of(response.headers)
         for each in {key, final_key}:
