@@ -357,6 +357,7 @@ class Cleaner:
         self.of = stats.of
         self.protected: set[Element] = set()
         self.tag_labels: list[Element] = []  # found by `_scan`
+        self.h1 = h1
         if h1 is not None:
             self.protected.add(h1)
             self.protected.update(h1.iterancestors())
@@ -544,8 +545,11 @@ class Cleaner:
         if verdict != NOT_CHROME:
             if tag in v.INLINE_TAGS and self._in_prose(element):
                 return False
-            if class_words(element) & v.BOX_TITLE_WORDS and self._in_kept_aside(element):
+            words = class_words(element)
+            if words & v.BOX_TITLE_WORDS and self._in_kept_aside(element):
                 return False  # "sidebar-title" of a sidebar kept as text: its title
+            if "toc" in words and self._in_title_toc(element):
+                return False  # a chapter's own table of contents, under its title
             if verdict == HEADER and self._is_own_header(element):
                 return False
             prose_guard = verdict != COMMENTS and not (class_words(element) & v.OVERLAY_WORDS)
@@ -559,6 +563,7 @@ class Cleaner:
             and not self._sublist_of_prose(element)
             and not self._cited_links(element)
             and not self._in_kept_list(element)
+            and not self._in_title_toc(element)
         )
 
     def _in_kept_list(self, element: Element) -> bool:
@@ -572,6 +577,33 @@ class Cleaner:
             if ancestor.tag in ("ul", "ol", "dl"):
                 return True
         return False
+
+    def _in_title_toc(self, element: Element) -> bool:
+        """`element` is, or sits in, a `_title_toc` box of the root."""
+        if self.h1 is None:
+            return False
+        for box in itertools.chain((element,), element.iterancestors()):
+            if box is self.root:
+                return False
+            if "toc" in class_words(box) and self._title_toc(box):
+                return True
+        return False
+
+    def _title_toc(self, element: Element) -> bool:
+        """`element` (a "toc" box) comes right after the box of the page's title, before
+        any text, and leads to other pages of the site: a manual's chapter page lists its
+        sections there (DocBook's ``div.titlepage`` + ``div.toc``). A table of contents
+        into the page, or one elsewhere (a sidebar), is not this."""
+        if self.h1 is None:
+            return False
+        before = element.getprevious()
+        while before is not None and not isinstance(before.tag, str):
+            before = before.getprevious()
+        if before is None or not (before is self.h1 or self.h1 in before.iterdescendants()):
+            return False
+        pages, off_site = self._link_targets([element])
+        stats = self.of.get(element)
+        return stats is not None and pages * 2 > stats[LINKS] and off_site == 0
 
     def _in_flow(self, element: Element) -> bool:
         """`element` stands among the paragraphs of the text: a sibling of it is a

@@ -184,8 +184,18 @@ def _head_title(root: Element) -> Element | None:
     return None
 
 
-def _matches_title(text: str, title: str) -> bool:
-    return bool(text) and (title.startswith(text[:40]) or text.startswith(title[:40]))
+def _matches_title(text: str, title: str, suffix: bool = False) -> bool:
+    """`text` opens the <title>, the <title> opens it, or (`suffix`) it closes the
+    <title> after a separator ("PostgreSQL: Documentation: 15: 8.5. Date/Time Types")."""
+    if not text:
+        return False
+    if title.startswith(text[:40]) or text.startswith(title[:40]):
+        return True
+    return suffix and (
+        len(text) >= v.TITLE_SUFFIX_MIN_CHARS
+        and title.endswith(text)
+        and title[: len(title) - len(text)].rstrip()[-1:] in v.TITLE_SEPARATORS
+    )
 
 
 def _title_heading(body: Element, stats: TextStats, title: str) -> Element | None:
@@ -197,6 +207,8 @@ def _title_heading(body: Element, stats: TextStats, title: str) -> Element | Non
         text = _normalized(heading.text_content())
         if text == title:
             return heading  # the whole <title>, however short ("clusterdb")
+        if text and title.endswith(text) and _matches_title(text, title, suffix=True):
+            return heading  # the <title> after the site's name: the page has no <h1>
         if stats.chars(heading) >= v.TITLE_HEADING_MIN_CHARS and _matches_title(text, title):
             return heading
     return None

@@ -246,6 +246,10 @@ MAX_H1_CANDIDATES = 8
 #: An <h2> opening the <title> is the page's title (over an <h1> that does not)
 #: when it has this many characters: a headline, not a site name.
 TITLE_HEADING_MIN_CHARS = 20
+#: A heading that ends the <title> after one of these, with this many characters, is
+#: the title of a site that puts its name first ("Site: Section: Page", "Site | Page").
+TITLE_SEPARATORS = frozenset(":|-–—»·/")
+TITLE_SUFFIX_MIN_CHARS = 6
 
 # --- boilerplate ----------------------------------------------------------------
 
