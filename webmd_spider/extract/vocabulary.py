@@ -248,7 +248,7 @@ MAX_H1_CANDIDATES = 8
 TITLE_HEADING_MIN_CHARS = 20
 #: A heading that ends the <title> after one of these, with this many characters, is
 #: the title of a site that puts its name first ("Site: Section: Page", "Site | Page").
-TITLE_SEPARATORS = frozenset(":|-–—»·/")
+TITLE_SEPARATORS = frozenset(":|-\u2013\u2014\u00bb\u00b7/")  # en/em dash, guillemet, dot
 TITLE_SUFFIX_MIN_CHARS = 6
 
 # --- boilerplate ----------------------------------------------------------------
