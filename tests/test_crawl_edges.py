@@ -278,3 +278,26 @@ async def test_sitemap_url_count_counts_pages_a_link_found_first(
     assert sorted(paths(server, rows)) == ["/p1.html", "/p2.html", "/p3.html"]
     (site_row,) = by_type(rows, "site")
     assert site_row["sitemap_url_count"] == 3
+
+
+@deferred_f_from_coro_f
+async def test_short_real_pages_are_thin_page_rows(serve_site: Serve, tmp_path: Path) -> None:
+    # issue 16: pages of 5, 6 or 17 words (a contact page, a page that recovered after a
+    # 503) were "empty" diagnostics; only a JavaScript shell is
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": prose_page("Home", "/contact.html", "/status.html", "/app.html"),
+            "contact.html": "<html><body><h1>Contact</h1><p>Call 0123 456 789.</p></body></html>",
+            "status.html": "<html><body><p>All systems operational.</p></body></html>",
+            "app.html": "<html><body><div id='app'></div><script src='/a.js'></script></body>",
+        },
+        routes={"/status.html": [{"status": 503}, {"file": "status.html"}]},
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    pages = {r["url"].removeprefix(server.base_url): r for r in by_type(rows, "page")}
+    assert pages["/contact.html"]["thin"] is True and pages["/status.html"]["thin"] is True
+    assert pages["/"]["thin"] is False
+    (shell,) = [r for r in by_type(rows, "diagnostic") if r["url"].endswith("/app.html")]
+    assert shell["error_type"] == "empty" and "JavaScript shell" in shell["error"]

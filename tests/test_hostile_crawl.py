@@ -387,8 +387,11 @@ def dead_links(count: int, mode: str) -> Callable[[str], Answer]:
             return NOT_FOUND
         if path == "/":
             return html(page("Home", *(f"/dead/{i}" for i in range(count))))
-        if mode == "empty":
-            return html("<html><head><title>x</title></head><body><p>tiny</p></body></html>")
+        if mode == "empty":  # a JavaScript shell: a page with no row of its own
+            return html(
+                "<html><head><title>x</title></head><body><div id='root'></div>"
+                "<script src='/app.js'></script></body></html>"
+            )
         return html("<html><body>Not found</body></html>", status=404)
 
     return handler

@@ -243,14 +243,14 @@ def test_reading_time_rounds_to_one_decimal() -> None:
     assert row.reading_time_min == 2.0
 
 
-def test_five_word_page_is_empty_diagnostic() -> None:
+def test_a_javascript_shell_is_an_empty_diagnostic() -> None:
     doc = extract(SHELL, URL)
-    assert doc.word_count < MIN_WORDS
+    assert doc.word_count < MIN_WORDS and doc.js_shell
     row = build_page_row(doc, **CONTEXT)
     assert row.row_type == "diagnostic"
     assert row.ok is False
     assert row.error_type == "empty"
-    assert row.error and "word" in row.error
+    assert row.error and "JavaScript shell" in row.error
     assert f"{doc.word_count} word" in row.error
     assert row.markdown is None
     assert row.content_hash is None
@@ -276,8 +276,42 @@ def test_word_threshold_boundary() -> None:
     at = extract(page(MIN_WORDS), URL)
     assert below.word_count == MIN_WORDS - 1
     assert at.word_count == MIN_WORDS
-    assert build_page_row(below, url=URL).row_type == "diagnostic"
-    assert build_page_row(at, url=URL).row_type == "page"
+    # a short page is a page (issue 16), marked thin below the threshold
+    short = build_page_row(below, url=URL)
+    assert short.row_type == "page" and short.thin is True
+    long = build_page_row(at, url=URL)
+    assert long.row_type == "page" and long.thin is False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<main><h1>Contact</h1><p>Call us on 0123 456 789.</p></main>",  # 7 words
+        "<p>All systems operational.</p>",
+        "<article><h1>Stub</h1><p>This page is a stub.</p></article><script src='/a.js'></script>",
+    ],
+)
+def test_a_short_real_page_is_a_thin_page_row(body: str) -> None:
+    doc = extract(f"<html><head><title>Page</title></head><body>{body}</body></html>", URL)
+    assert 0 < doc.word_count < MIN_WORDS and not doc.js_shell
+    row = build_page_row(doc, url=URL)
+    assert row.row_type == "page" and row.thin is True and row.markdown
+
+
+@pytest.mark.parametrize(
+    "shell",
+    [
+        "<body><noscript>You need to enable JavaScript to run this app.</noscript>"
+        "<div id='root'></div><script src='/static/js/main.js'></script></body>",
+        "<body><div id='__next'></div><script src='/_next/static/chunks/main.js'></script></body>",
+        "<body><app-root></app-root><script src='main.js'></script><p>Loading</p></body>",
+        "<body><noscript>Please turn on JavaScript.</noscript><p>A few words here.</p></body>",
+    ],
+)
+def test_only_positive_evidence_makes_a_short_page_a_shell(shell: str) -> None:
+    doc = extract(f"<html><head><title>App</title></head>{shell}</html>", URL)
+    assert doc.js_shell
+    assert build_page_row(doc, url=URL).error_type == "empty"
 
 
 def test_unknown_context_name_is_refused() -> None:

@@ -25,7 +25,8 @@ ERROR_TYPES: dict[str, str] = {
     "not-html": "the response is not an HTML page",
     "http-error": "the server answered with an HTTP error status",
     "too-large": "the response is larger than the page size limit",
-    "empty": "the page holds fewer than 20 words after extraction (often a JavaScript shell)",
+    "empty": "the page holds no text after extraction, or it is a JavaScript shell (a "
+    "<noscript> asking for JavaScript, an empty #root / #app mount point with scripts)",
     "opted-out": "the page asks AI systems not to use it (noai / noimageai)",
     "extraction-timeout": "converting the page took longer than the extraction deadline",
 }
@@ -76,6 +77,7 @@ class Row:
     truncated: bool | None = None
     token_estimate: int | None = None
     reading_time_min: float | None = None
+    thin: bool | None = None  # a real page with under 20 words (a contact or status page)
     headings: list[dict[str, Any]] | None = None
     links: list[dict[str, Any]] | None = None
     internal_link_count: int | None = None

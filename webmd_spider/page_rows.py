@@ -11,8 +11,9 @@ from typing import Any
 from webmd_spider.extract import Document
 from webmd_spider.items import Row, diagnostic_row, page_row
 
-#: A page with fewer words than this after extraction is an `empty` diagnostic: almost
-#: always a JavaScript shell that renders its content in the browser.
+#: A page with fewer words than this after extraction is `thin` (a contact page, a
+#: status page, a stub); it is an `empty` diagnostic only with no text at all or with
+#: positive evidence of a JavaScript shell (`Document.js_shell`).
 MIN_WORDS = 20
 #: Words per minute for `reading_time_min` (a common estimate for adult silent reading).
 READING_WPM = 230
@@ -75,9 +76,12 @@ def _looks_binary(body: bytes) -> bool:
 
 
 def is_empty(doc: Document) -> bool:
-    """Whether the document gives an ``empty`` diagnostic instead of a page row."""
+    """Whether the document gives an ``empty`` diagnostic instead of a page row: no
+    text at all, or a short page that shows a JavaScript shell's marks. A page with
+    text is a page (issue 16: pages of 5, 6 or 17 real words were lost)."""
     # Judged on the whole content: a max_chars cut neither hides nor creates an empty page.
-    return max(doc.total_words, doc.word_count) < MIN_WORDS
+    words = max(doc.total_words, doc.word_count)
+    return words == 0 or (words < MIN_WORDS and doc.js_shell)
 
 
 def document_columns(doc: Document) -> dict[str, Any]:
@@ -107,6 +111,7 @@ def document_columns(doc: Document) -> dict[str, Any]:
         "truncated": doc.truncated,
         "token_estimate": doc.char_count // 4,
         "reading_time_min": round(doc.word_count / READING_WPM, 1),
+        "thin": max(doc.total_words, doc.word_count) < MIN_WORDS,
         "headings": [{"level": h.level, "text": h.text} for h in doc.headings],
         "links": [{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
         "internal_link_count": internal,
@@ -129,8 +134,19 @@ def build_page_row(doc: Document, columns: dict[str, Any] | None = None, **conte
     computed here.
     """
     if is_empty(doc):
-        words = f"{doc.word_count} word{'s' if doc.word_count != 1 else ''}"
-        reason = doc.error or f"only {words} of content after extraction (a JavaScript shell?)"
+        if doc.error:
+            reason = doc.error
+        elif doc.word_count:
+            words = f"{doc.word_count} word{'s' if doc.word_count != 1 else ''}"
+            reason = (
+                f"only {words} of content, and the page is a JavaScript shell (it asks "
+                "for JavaScript or mounts an empty app root): its content is rendered in "
+                "the browser"
+            )
+        else:
+            reason = "no text after extraction"
+            if doc.js_shell:
+                reason += ": the page is a JavaScript shell, its content is rendered in the browser"
         return diagnostic_row("empty", reason, **context)
     return page_row(**context, **(columns if columns is not None else document_columns(doc)))
 

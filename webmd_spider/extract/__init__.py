@@ -10,6 +10,6 @@ from webmd_spider.extract.document import Document, ExtractOptions, Heading, Ima
 #: Bumped whenever a change to the engine changes its output for some page: incremental
 #: recrawls compare it with the version their state was written with, and convert every
 #: page again when it differs (a stored content hash says nothing about new output).
-EXTRACTOR_VERSION = "2026.11.30"
+EXTRACTOR_VERSION = "2026.12.02"
 
 __all__ = ["EXTRACTOR_VERSION", "Document", "ExtractOptions", "Heading", "Image", "Link", "extract"]

@@ -12,6 +12,8 @@ The pipeline parses the page once and walks the tree a small number of times:
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
@@ -47,6 +49,36 @@ def extract(
         return _extract(body, url, encoding, opts)
     except Exception as exc:  # the contract is "never raises": report, don't crash the crawl
         return Document(error=f"{type(exc).__name__}: {exc}")
+
+
+#: Below this many words a page is checked for the marks of a JavaScript shell.
+SHELL_CHECK_WORDS = 20
+_NOSCRIPT_ASKS = re.compile(
+    rb"<noscript\b[^>]*>(?:(?!</noscript).){0,600}?"
+    rb"(?:javascript|enable\s+js|js\s+(?:is\s+)?(?:required|disabled))",
+    re.IGNORECASE | re.DOTALL,
+)
+_EMPTY_MOUNT = re.compile(
+    rb"<(?:div|main|section|body)\b[^>]*\bid\s*=\s*[\"']?(?:root|app|__next|__nuxt|___gatsby"
+    rb"|svelte|q-app|app-root|main-app)[\"'\s>][^>]*>\s*(?:<!--.*?-->\s*)*[^<]{0,60}</",
+    re.IGNORECASE | re.DOTALL,
+)
+_SCRIPT_SRC = re.compile(rb"<script\b[^>]*\bsrc\s*=", re.IGNORECASE)
+_APP_ROOT_TAG = re.compile(rb"<app-root\b[^>]*>\s*</app-root>", re.IGNORECASE)
+
+
+def looks_like_js_shell(body: bytes | str) -> bool:
+    """Positive evidence in the raw page that its content is rendered by a script: a
+    ``<noscript>`` that asks for JavaScript, or an empty app mount point (``<div
+    id="root"></div>``, or one holding a "Loading..." line; Angular's ``<app-root>``)
+    with a script bundle. A short page without either is a short page (a contact
+    page, a status page, a stub)."""
+    raw = body.encode("utf-8", "replace") if isinstance(body, str) else body
+    raw = raw[: 2 * 1024 * 1024]  # bounded: a shell's marks are in its first bytes
+    if _NOSCRIPT_ASKS.search(raw):
+        return True
+    mounted = _EMPTY_MOUNT.search(raw) or _APP_ROOT_TAG.search(raw)
+    return bool(mounted and _SCRIPT_SRC.search(raw))
 
 
 def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOptions) -> Document:
@@ -114,4 +146,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         doc.html = etree.tostring(selection.root, encoding="unicode", method="html")
     if doc.language is None:
         doc.language = guess_language(doc.text)
+    if doc.total_words < SHELL_CHECK_WORDS:
+        # a short page: only now is it worth a look at the raw page for a shell's marks
+        doc.js_shell = looks_like_js_shell(body)
     return doc

@@ -85,4 +85,9 @@ class Document:
     truncated: bool = False
     #: "sha256:<hex>" of the whole Markdown before any max_chars cut ("" on error)
     content_hash: str = ""
+    #: positive evidence that the page is a JavaScript shell (its content is rendered
+    #: by a script): a ``<noscript>`` asking for JavaScript, or an empty app mount
+    #: point (``#root``, ``#app``, ``#__next``...) beside script bundles. Looked for
+    #: only on a page with under `SHELL_CHECK_WORDS` words.
+    js_shell: bool = False
     error: str | None = None
