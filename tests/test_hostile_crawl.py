@@ -480,7 +480,10 @@ async def test_a_soft_404_maze_is_written_once_and_ends(
     assert site["stop_reason"] == "failure_budget"
     summary = summary_of(tmp_path)
     assert summary["rejected_counts"]["duplicate"] == 10
-    assert len(server.page_requests()) <= 3 + 10 + 8 + 4  # + the sitemap guesses
+    # bounded by the rules, not by one run's scheduling (27 against 25 on a busy machine):
+    # the 3 real pages, the 10 duplicates the failure budget counts, at most the queue the
+    # budgets allow when they stop (QUEUE_FACTOR x max_pages), and the sitemap guesses
+    assert len(server.page_requests()) <= 3 + 10 + QUEUE_FACTOR * 10 + 4
 
 
 @deferred_f_from_coro_f

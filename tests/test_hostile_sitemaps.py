@@ -466,15 +466,14 @@ def test_a_reader_that_fails_midway_keeps_what_it_read(monkeypatch: pytest.Monke
         ),
     ],
 )
-def test_the_time_one_file_takes_is_bounded(name: str, body: bytes, limit: str) -> None:
-    # each was 4-15 s of CPU when every element was read; the caps make it ~0.5 s
-    started = time.process_time()
+def test_the_work_one_file_takes_is_bounded(name: str, body: bytes, limit: str) -> None:
+    # each was 4-15 s of CPU when every element was read; the caps stop the reading
+    # (work is bounded by counting what is read, never by timing it on a shared machine)
     reader = SitemapReader(body, f"{BASE}/s.xml")
     entries = list(reader)
-    spent = time.process_time() - started
     assert reader.truncated and reader.limit == limit, name
     assert len(entries) <= MAX_SITEMAP_ENTRIES
-    assert spent < 3, (name, spent)
+    assert reader.read <= MAX_SITEMAP_ENTRIES and reader.bad_entries <= MAX_SITEMAP_ENTRIES + 1
 
 
 def general_path(raw: str, base_url: str) -> str | None:
