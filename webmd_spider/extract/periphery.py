@@ -194,6 +194,18 @@ class _Trimmer:
         chars = self.chars(element)
         if chars == 0 or element in self.protected:
             return False
+        if (
+            tag in v.INLINE_TAGS
+            and tag != "a"
+            and element.get("class") is None
+            and element.get("id") is None
+        ):
+            # a run of words inside a longer block (the most frequent element of a
+            # manual: code, emphasis): a credit line or a control label is a block of
+            # its own or a named box, and this one is neither
+            parent = element.getparent()
+            if parent is not None and self.chars(parent) > 2 * chars + v.INLINE_RUN_SLACK_CHARS:
+                return False
         words = _words(element)
         if not words.isdisjoint(v.ADMONITION_WORDS):
             return False  # a note or warning of the text (docs), whatever it mentions
@@ -230,18 +242,17 @@ class _Trimmer:
             return not _holds(element, ("h1",))
         if chars <= v.UI_LABEL_MAX_CHARS and tag in _UI_TAGS and v.UI_LABEL.match(_text(element)):
             return True  # "Seite teilen", "Zurück zur Übersicht", "Artikel bewerten"
-        if chars <= v.PROMPT_MAX_CHARS and tag in ("p", "div", "section", "form", "aside"):
-            text = _text(element)
-            # in the body a prompt asks for an action (a link, a form control); a
-            # paragraph of a manual that mentions subscribing does not
-            if (
-                v.PROMPT_TEXT.search(text)
-                and _emphasised(element)
-                and _holds(element, ("a", "input", "button", "form"))
-                and not _holds(element, ("code", "kbd", "tt", "pre"))
-            ):
-                return True
-        return False
+        # in the body a prompt asks for an action (a link, a form control); a paragraph of
+        # a manual that mentions subscribing does not. The cheap structural tests first:
+        # the pattern is a long alternation.
+        return (
+            chars <= v.PROMPT_MAX_CHARS
+            and tag in ("p", "div", "section", "form", "aside")
+            and _holds(element, ("a", "input", "button", "form"))
+            and _emphasised(element)
+            and not _holds(element, ("code", "kbd", "tt", "pre"))
+            and v.PROMPT_TEXT.search(_text(element)) is not None
+        )
 
     def _named_box(self, element: Element, words: set[str], chars: int) -> bool:
         """A box named for what it is: an author box, a ticker, a poster's signature or

@@ -768,6 +768,9 @@ CREDIT_LINE = re.compile(
     re.IGNORECASE,
 )
 CREDIT_LINE_MAX_CHARS = 120
+#: An unnamed inline element whose block holds this much more text is a run of words
+#: of that block: the box rules do not judge it alone.
+INLINE_RUN_SLACK_CHARS = 20
 #: Away from any image, only a line that names photo credits or an agency sign-off is
 #: a credit ("Quelle: ..." under a table is the text's source).
 PHOTO_CREDIT_LINE = re.compile(
