@@ -32,6 +32,7 @@ tables, code, and a thread that is the page (no article prose before it).
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -45,7 +46,6 @@ from webmd_spider.extract.boilerplate import (
     _host_of_site,
     _link_host,
     _name_parts,
-    class_words,
     element_verdict,
 )
 from webmd_spider.extract.stats import (
@@ -254,7 +254,7 @@ class _Trimmer:
             and v.PROMPT_TEXT.search(_text(element)) is not None
         )
 
-    def _named_box(self, element: Element, words: set[str], chars: int) -> bool:
+    def _named_box(self, element: Element, words: frozenset[str], chars: int) -> bool:
         """A box named for what it is: an author box, a ticker, a poster's signature or
         profile, a related or teaser block after the text's start, a prompt."""
         if chars <= v.AUTHOR_BOX_MAX_CHARS and (
@@ -288,7 +288,7 @@ class _Trimmer:
         return chars <= v.PROMPT_MAX_CHARS and not classes.isdisjoint(v.PROMPT_NAME_WORDS)
 
     @staticmethod
-    def _caption_named(words: set[str]) -> bool:
+    def _caption_named(words: frozenset[str]) -> bool:
         found = words & v.CAPTION_WORDS
         if not found:
             return False
@@ -807,16 +807,29 @@ def _leaf_label(element: Element, tag: str) -> bool:
     return all(child.tag in v.INLINE_TAGS for child in element.iterchildren(etree.Element))
 
 
-def _words(element: Element) -> set[str]:
+_NO_WORDS: frozenset[str] = frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_words(raw: str) -> frozenset[str]:
+    """Lower-cased words of a class / id value. Cached: a page repeats its few class
+    values on thousands of elements (DocBook's "literal", "command")."""
+    return frozenset(w.lower() for w in _name_parts(raw))
+
+
+def _words(element: Element) -> frozenset[str]:
     """`boilerplate.class_words` (classes and id), without the call for a bare element."""
-    return class_words(element) if (element.get("class") or element.get("id")) else set()
+    cls, ident = element.get("class"), element.get("id")
+    if not (cls or ident):
+        return _NO_WORDS
+    return _name_words(f"{cls or ''} {ident or ''}")
 
 
-def _class_words(element: Element) -> set[str]:
+def _class_words(element: Element) -> frozenset[str]:
     """Lower-cased words of the element's classes alone (a document's ids are the slugs
     of its headings, "guc-max-sync-workers-per-subscription", and say nothing)."""
     value = element.get("class")
-    return {w.lower() for w in _name_parts(value)} if value else set()
+    return _name_words(value) if value else _NO_WORDS
 
 
 def _linked_headline(element: Element) -> bool:
