@@ -301,3 +301,28 @@ async def test_short_real_pages_are_thin_page_rows(serve_site: Serve, tmp_path: 
     assert pages["/"]["thin"] is False
     (shell,) = [r for r in by_type(rows, "diagnostic") if r["url"].endswith("/app.html")]
     assert shell["error_type"] == "empty" and "JavaScript shell" in shell["error"]
+
+
+@deferred_f_from_coro_f
+async def test_a_typed_site_root_listed_in_the_sitemap_is_never_filtered(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    # issue 16 item 9: in sitemap mode, start=http://host/ with include patterns rejected
+    # "/" as "not matched by any include pattern", and the start page got no row
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": prose_page("Home", "/library/a.html"),
+            "library/a.html": prose_page("Library A"),
+            "other.html": prose_page("Other"),
+            "sitemap.xml": urlset("/", "/library/a.html", "/other.html"),
+        },
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/", include_patterns="*/library/*")
+    assert sorted(paths(server, rows)) == ["/", "/library/a.html"]
+    reasons = {
+        r["url"].removeprefix(server.base_url): r["reason"]
+        for r in summary_of(tmp_path)["rejected"]
+    }
+    assert "/" not in reasons and "/other.html" in reasons

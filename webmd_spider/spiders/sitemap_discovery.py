@@ -352,8 +352,11 @@ class SitemapDiscovery:
                 # ones: of the website whose robots.txt declared it)
                 self.ledger.reject(entry.loc, "offsite_sitemap_entry", site.website)
                 continue
-            requests = list(self._schedule(site, entry.loc, 0, "sitemap"))
             key = canonicalize(entry.loc)
+            # the site root the user typed is never filtered (README: typed URLs are not
+            # matched against include/exclude patterns), whichever way it is reached
+            typed = site.root is not None and key == canonicalize(site.root)
+            requests = list(self._schedule(site, entry.loc, 0, "sitemap", typed=typed))
             # counted when listed, not when first scheduled: a page that a link found
             # before its sitemap was read is still in the sitemap (the count was 1113,
             # 1148 or 1139 of 1,169 by how fast the pages' links came in)
