@@ -326,3 +326,32 @@ async def test_a_typed_site_root_listed_in_the_sitemap_is_never_filtered(
         for r in summary_of(tmp_path)["rejected"]
     }
     assert "/" not in reasons and "/other.html" in reasons
+
+
+@deferred_f_from_coro_f
+async def test_links_not_followed_for_nofollow_are_counted(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    # issue 16 item 10: every discovered URL is a row or a counted rejection
+    marked = '<a rel="nofollow" href="/n1.html">1</a><a rel="nofollow ugc" href="/n2.html">2</a>'
+    quiet = prose_page("Quiet", "/q1.html", "/q2.html").replace(
+        "<head>", '<head><meta name="robots" content="nofollow">'
+    )
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": prose_page("Home", "/quiet.html").replace("</ul>", f"</ul>{marked}"),
+            "quiet.html": quiet,
+            "n1.html": prose_page("N1"),
+            "n2.html": prose_page("N2"),
+            "q1.html": prose_page("Q1"),
+            "q2.html": prose_page("Q2"),
+        },
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert sorted(paths(server, rows)) == ["/", "/quiet.html"]
+    summary = summary_of(tmp_path)
+    assert summary["rejected_counts"]["nofollow"] == 4  # 2 rel=nofollow, 2 under meta nofollow
+    refused = {r["url"].removeprefix(server.base_url) for r in summary["rejected"]}
+    assert {"/q1.html", "/q2.html"} <= refused

@@ -71,6 +71,8 @@ class Document:
     headings: list[Heading] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     page_links: list[str] = field(default_factory=list)
+    #: links of the page marked rel="nofollow" (not in `page_links`): counted, not followed
+    nofollow_links: int = 0
     nofollow: bool = False
     meta_robots: str | None = None
     images: list[Image] = field(default_factory=list)

@@ -414,16 +414,19 @@ def keywords(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> list[s
     return list(dict.fromkeys(w for w in words if w))
 
 
-def page_links(tags: Tags, base: str) -> list[str]:
+def page_links(tags: Tags, base: str) -> tuple[list[str], int]:
     """Every followable http(s) <a href> of the whole page: absolute (resolved as a
-    browser does, see `resolve`), no fragment, deduped, in order. Navigation links are
-    included (the crawler decides what to follow); links marked ``rel="nofollow"`` are
-    not (the page asks not to follow them).
+    browser does, see `resolve`), no fragment, deduped, in order; and how many links are
+    marked ``rel="nofollow"``, which are not in the list (the page asks not to follow
+    them; the crawler counts them). Navigation links are included (the crawler decides
+    what to follow).
     """
     links: dict[str, None] = {}
+    refused = 0
     for anchor in tags["a"]:
         rel = anchor.get("rel")
         if rel and "nofollow" in rel.lower().split():
+            refused += bool(anchor.get("href"))
             continue
         href = strip_html5_whitespace(anchor.get("href") or "")
         if not href or href[0] == "#":  # in-page anchor, even when <base href> points elsewhere
@@ -434,7 +437,7 @@ def page_links(tags: Tags, base: str) -> list[str]:
             continue
         if url and url.split(":", 1)[0].lower() in ("http", "https"):
             links.setdefault(defrag_url(url), None)
-    return list(links)
+    return list(links), refused
 
 
 # XPath's translate(@rel, 'CANOIL', 'canoil'), which the canonical test always used
@@ -521,5 +524,5 @@ def apply_metadata(
     doc.image = page_image(metas, base)
     doc.keywords = keywords(root, metas)
     doc.json_ld_types = json_ld_types(objects)
-    doc.page_links = page_links(tags, base)
+    doc.page_links, doc.nofollow_links = page_links(tags, base)
     doc.meta_robots, doc.nofollow = robots(metas)

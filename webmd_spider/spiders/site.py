@@ -1368,9 +1368,20 @@ class SiteSpider(SitemapDiscovery, Spider):
     ) -> Iterator[Any]:
         """Schedule the page's same-website links unless the page says nofollow."""
         nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
-        if nofollow or not (site.mode == "site" or self.options.crawl_links):
+        if not (site.mode == "site" or self.options.crawl_links):
             return
         website, seen_raw = site.website, site.seen_raw
+        if doc.nofollow_links:
+            # rel="nofollow" links: discovered, refused (README: every discovered URL
+            # ends as a row or a counted rejection)
+            self.ledger.rejected_counts["nofollow"] += doc.nofollow_links
+        if nofollow:
+            # the page says nofollow (meta robots, X-Robots-Tag): its site links are
+            # counted as refused, not followed
+            for link in doc.page_links:
+                if self._site_of(link) == website and link not in seen_raw:
+                    self.ledger.reject(link, "nofollow", website)
+            return
         for index, link in enumerate(doc.page_links):
             if self._site_of(link) != website or link in seen_raw:
                 continue
