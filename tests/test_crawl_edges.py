@@ -355,3 +355,20 @@ async def test_links_not_followed_for_nofollow_are_counted(
     assert summary["rejected_counts"]["nofollow"] == 4  # 2 rel=nofollow, 2 under meta nofollow
     refused = {r["url"].removeprefix(server.base_url) for r in summary["rejected"]}
     assert {"/q1.html", "/q2.html"} <= refused
+
+
+@deferred_f_from_coro_f
+async def test_a_link_with_encoded_dot_segments_is_fetched_without_them(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = build(
+        tmp_path / "s",
+        {
+            "index.html": prose_page("Home", "/%2e%2e/%2e%2e/p.html"),
+            "p.html": prose_page("P"),
+        },
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert sorted(paths(server, rows)) == ["/", "/p.html"]
+    assert not any(".." in r.path or "%2e" in r.path.lower() for r in server.requests)

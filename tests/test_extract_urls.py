@@ -153,3 +153,17 @@ def test_defrag_url_is_urldefrag(url: str) -> None:
 )
 def test_defrag_url_examples(url: str, page: str) -> None:
     assert defrag_url(url) == page == urldefrag(url)[0]
+
+
+def test_encoded_dot_segments_are_removed_before_anything_fetches_them() -> None:
+    # issue 16 item 11: "/%2e%2e/%2e%2e/x" went on the wire as "GET /../../x"
+    from webmd_spider.extract.inline import join_href, remove_dot_segments
+
+    base = "https://docs.example.org/a/b.html"
+    assert join_href(base, "/%2e%2e/%2e%2e/x") == "https://docs.example.org/x"
+    assert join_href(base, "%2E%2E/y?q=1") == "https://docs.example.org/y?q=1"
+    assert join_href(base, "https://other.example/a/./b/../c") == "https://other.example/a/c"
+    assert join_href(base, "/.well-known/security.txt").endswith("/.well-known/security.txt")
+    assert remove_dot_segments("/a/b/c/./../../g") == "/a/g"  # RFC 3986 §5.2.4 example
+    assert remove_dot_segments("/../x/..") == "/"
+    assert remove_dot_segments("/a/b/.") == "/a/b/"

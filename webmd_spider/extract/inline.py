@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 
 from lxml import etree
 
@@ -485,6 +485,10 @@ def join_href(base: str, href: str) -> str:
     ``https://evil.com/`` (another site) and ``http:\\\\evil.com`` is
     ``http://evil.com/``, where urllib kept them as paths of the page's own site.
     May raise ValueError, as urljoin does."""
+    return _dot_free(_join_href(base, href))
+
+
+def _join_href(base: str, href: str) -> str:
     if "\\" not in href:
         return join_url(base, href)
     scheme = _SCHEME.match(href)
@@ -500,6 +504,45 @@ def join_href(base: str, href: str) -> str:
     # browsers serialise an empty path of these schemes as "/"
     joined = join_url(base, href[:end].replace("\\", "/") + href[end:])
     return _EMPTY_PATH.sub(r"\1/", joined, count=1)
+
+
+_ENCODED_DOT = re.compile("%2e", re.IGNORECASE)
+
+
+def _dot_free(url: str) -> str:
+    """`url` with its path's dot segments removed (RFC 3986 §5.2.4), after decoding
+    percent-encoded dots: ``%2e`` is an unreserved character, equivalent to ``.``
+    (§2.3, §6.2.2), so ``/%2e%2e/%2e%2e/x`` is ``/x``, never ``GET /../../x``.
+    urljoin removes the dot segments of a relative reference only."""
+    if "/." not in url and "%2e" not in url and "%2E" not in url:
+        return url
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        return url
+    path = _ENCODED_DOT.sub(".", parts.path) if "%" in parts.path else parts.path
+    clean = remove_dot_segments(path)
+    if clean == parts.path:
+        return url
+    return urlunsplit(parts._replace(path=clean))
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4 on an absolute path: "." segments go, ".." takes the segment
+    before it away (never above the root); a trailing dot segment leaves a "/"."""
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    output: list[str] = []
+    final = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if segment in (".", ".."):
+            if segment == ".." and len(output) > 1:
+                output.pop()
+            if index == final:
+                output.append("")
+            continue
+        output.append(segment)
+    return "/".join(output)
 
 
 def resolve(base: str, href: str | None) -> str | None:
