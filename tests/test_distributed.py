@@ -229,3 +229,21 @@ def test_a_dead_workers_pages_and_a_leaving_workers_popped_page_go_back(
     rescuer.leave()
     assert rescuer.redis.zrange(queue, 0, -1) == [b"page-four"]
     rescuer.clear()
+
+
+def test_redis_url_as_a_spider_argument_turns_the_finished_marks_on(
+    redis_url: str, tmp_path: Path
+) -> None:
+    # issue 16 item 3: the resume journal (which takes finished pages out of the worker's
+    # in-flight list, so a dead worker's rescue does not fetch them again) switched on
+    # only for the WEBMD_REDIS_URL setting, not for `-a redis_url=...` without JOBDIR
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "index.html").write_text(prose_page("Home", "/a.html", "/b.html"), "utf-8")
+    for name in ("a", "b"):
+        (root / f"{name}.html").write_text(prose_page(f"Page {name}"), "utf-8")
+    feed = tmp_path / "rows.jsonl"
+    with SiteServer(root) as server:
+        (log,) = finish([worker(server, feed, "-a", f"redis_url={redis_url}")])
+    assert "webmd_spider.extensions.resume.ResumeJournal" in log, log[-3000:]
+    assert len(page_urls(rows_of(feed))) == 3, log[-3000:]

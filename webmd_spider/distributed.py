@@ -120,6 +120,9 @@ def configure(settings: Settings, redis_url: str, name: str) -> None:
     prefix = PREFIX.format(name=name)
     values: dict[str, Any] = {
         "REDIS_URL": redis_url,
+        # the name our own components key on (the resume journal's finished marks):
+        # `-a redis_url=...` must switch them on as the setting does (issue 16 item 3)
+        "WEBMD_REDIS_URL": redis_url,
         "SCHEDULER": "webmd_spider.distributed.FleetScheduler",
         "DUPEFILTER_CLASS": "webmd_spider.distributed.CanonicalRedisDupeFilter",
         # never let a closing worker wipe the shared queue: the last one clears
