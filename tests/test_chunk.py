@@ -119,7 +119,7 @@ def check_invariants(
         body = [b for b in scan_blocks(chunk.text) if b.kind != "heading"]
         if body and chunk.char_count > size + overlap:
             # headings with nothing beside them in the size ride over it with their block
-            measured -= body[0].start if chunk.split is None else 0
+            measured -= body[0].start
         if measured > size + overlap:
             # the one exception: a code block or table between size + overlap and twice
             # the size (longer ones are split), or a fence nested in a list item or

@@ -79,9 +79,14 @@ def is_empty(doc: Document) -> bool:
     """Whether the document gives an ``empty`` diagnostic instead of a page row: no
     text at all, or a short page that shows a JavaScript shell's marks. A page with
     text is a page (issue 16: pages of 5, 6 or 17 real words were lost)."""
-    # Judged on the whole content: a max_chars cut neither hides nor creates an empty page.
-    words = max(doc.total_words, doc.word_count)
+    words = _content_words(doc)
     return words == 0 or (words < MIN_WORDS and doc.js_shell)
+
+
+def _content_words(doc: Document) -> int:
+    """Words of the whole content: a max_chars cut neither hides nor creates an empty
+    or thin page."""
+    return max(doc.total_words, doc.word_count)
 
 
 def document_columns(doc: Document) -> dict[str, Any]:
@@ -111,7 +116,7 @@ def document_columns(doc: Document) -> dict[str, Any]:
         "truncated": doc.truncated,
         "token_estimate": doc.char_count // 4,
         "reading_time_min": round(doc.word_count / READING_WPM, 1),
-        "thin": max(doc.total_words, doc.word_count) < MIN_WORDS,
+        "thin": _content_words(doc) < MIN_WORDS,
         "headings": [{"level": h.level, "text": h.text} for h in doc.headings],
         "links": [{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
         "internal_link_count": internal,

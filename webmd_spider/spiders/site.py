@@ -1170,7 +1170,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if meta.get("webmd_redirect_loop") and row.row_type == "page" and row.thin:
             # a page refreshing (meta refresh) in a loop with next to no text of its own
             # ("moved"): a redirect stub, not a page (and no content to deduplicate)
-            row = self._thin_loop_row(row)
+            row = _thin_loop_row(row)
         if row.row_type == "page":
             # same content as a page written (a soft 404, /a/ and /a/index.html): not
             # written again; its links are followed like a canonical duplicate's (the
@@ -1511,16 +1511,6 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.fleet.count_row(row.website, fields, row.row_type, row.error_type)
         return row
 
-    @staticmethod
-    def _thin_loop_row(row: Row) -> Row:
-        """The `empty` diagnostic that stands for a thin page refreshing in a loop."""
-        words = row.word_count or 0
-        return diagnostic_row(
-            "empty",
-            f"only {words} word{'s' if words != 1 else ''}: a redirect stub",
-            **_thin_row_context(row),
-        )
-
     def _on_scheduled(self, request: Request, spider: Spider) -> None:
         """A redirect to a spelling of a URL of its own chain (``/track`` →
         ``/track?utm_source=x``, ``/o?b=2&a=1`` → ``/o?a=1&b=2``: one canonical URL)
@@ -1834,10 +1824,16 @@ def _discard_stale_queue(jobdir: Path) -> None:
         shutil.rmtree(queue, ignore_errors=True)
 
 
-def _thin_row_context(row: Row) -> dict[str, Any]:
-    """The crawl columns of a page row, for a diagnostic in its place."""
+def _thin_loop_row(row: Row) -> Row:
+    """The `empty` diagnostic that stands for a thin page refreshing in a loop, with the
+    page row's crawl columns."""
+    words = row.word_count or 0
     names = ("input", "website", "url", "final_url", "status_code", "content_type", "depth")
-    return {name: getattr(row, name) for name in names}
+    return diagnostic_row(
+        "empty",
+        f"only {words} word{'s' if words != 1 else ''}: a redirect stub",
+        **{name: getattr(row, name) for name in names},
+    )
 
 
 def _loop_message(meta: dict[str, Any], url: str) -> str:
