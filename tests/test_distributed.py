@@ -21,7 +21,7 @@ import pytest
 
 from webmd_spider.demo.server import SiteServer
 
-from .crawling import REPO, page_urls, prose_page, read_rows
+from .crawling import REPO, page_urls, prose_page
 from .redis_server import RedisServer
 
 SECTIONS, LEAVES = 20, 14  # 1 + 20 + 280 = 301 pages
@@ -62,8 +62,10 @@ def expected_pages(server: SiteServer) -> set[str]:
     return urls
 
 
-def worker(server: SiteServer, feed: Path, *extra: str) -> subprocess.Popen[str]:
-    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
+def worker(
+    server: SiteServer, feed: Path, *extra: str, settings: str = "webmd_spider.settings"
+) -> subprocess.Popen[str]:
+    env = dict(os.environ, SCRAPY_SETTINGS_MODULE=settings)
     command = [
         sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start={server.url('/')}",
         "-O", str(feed), *COMMON, *extra,
@@ -74,8 +76,16 @@ def worker(server: SiteServer, feed: Path, *extra: str) -> subprocess.Popen[str]
 
 
 def rows_of(*feeds: Path) -> list[dict[str, Any]]:
-    """The rows of every feed that exists (a worker may not have written one yet)."""
-    return [row for feed in feeds if feed.exists() for row in read_rows(feed)]
+    """The rows of every feed that exists (a worker may not have written one yet). A
+    feed read while its worker writes, or a killed worker's feed, may end in part of a
+    row: only complete lines (ending in a newline) are rows."""
+    rows = []
+    for feed in feeds:
+        if feed.exists():
+            text = feed.read_text(encoding="utf-8", errors="replace")
+            complete = text[: text.rfind("\n") + 1]
+            rows.extend(json.loads(line) for line in complete.splitlines() if line)
+    return rows
 
 
 def finish(processes: list[subprocess.Popen[str]], timeout: float = 150) -> list[str]:
@@ -153,6 +163,47 @@ def test_a_killed_worker_loses_no_pages(
     assert set(pages) == expected_pages(big_site)
     # a page may come twice only if the kill fell between its row and its bookkeeping
     assert sum(n - 1 for n in pages.values()) <= 2, [u for u, n in pages.items() if n > 1]
+
+
+HUB_LINKS = 120  # well past the 2 x CONCURRENT_ITEMS outputs Scrapy takes in at once
+
+
+@pytest.fixture(scope="module")
+def hub_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteServer]:
+    root = tmp_path_factory.mktemp("hub-site")
+    (root / "index.html").write_text(prose_page("Home", "/hub/"))
+    (root / "hub").mkdir()
+    leaves = [f"/hub/p{j}.html" for j in range(HUB_LINKS)]
+    (root / "hub" / "index.html").write_text(prose_page("Hub", "/", *leaves))
+    for leaf in leaves:
+        (root / leaf.lstrip("/")).write_text(prose_page(f"Leaf {leaf}", "/hub/"))
+    with SiteServer(root) as server:
+        yield server
+
+
+def test_a_worker_killed_after_a_row_still_gets_its_links_queued(
+    hub_site: SiteServer, redis_url: str, tmp_path: Path
+) -> None:
+    """The window of issue 16 item 3: Scrapy hands a callback's outputs to concurrent
+    tasks, so a hub page's row can reach the feed while most of its 120 links are still
+    on their way to Redis, and the worker dies right then. The hub must still count as
+    in flight (another worker fetches it again), not as done with its links lost."""
+    fleet = ["-s", f"WEBMD_REDIS_URL={redis_url}", "-s", "WEBMD_HOST_DELAY=0"]
+    first = worker(
+        hub_site, tmp_path / "victim.jsonl", *fleet, "-s", "KILL_AFTER_ROW=/hub/",
+        settings="tests.kill_settings",
+    )  # fmt: skip
+    first.communicate(timeout=120)
+    assert first.returncode == -signal.SIGKILL
+    assert hub_site.url("/hub/") in page_urls(rows_of(tmp_path / "victim.jsonl"))
+    # a second worker joins the crawl, finds the first one dead and takes over
+    second = worker(hub_site, tmp_path / "rescuer.jsonl", *fleet)
+    (log,) = finish([second], timeout=180)
+    assert second.returncode == 0, log[-3000:]
+    pages = set(page_urls(rows_of(tmp_path / "victim.jsonl", tmp_path / "rescuer.jsonl")))
+    leaves = {hub_site.url(f"/hub/p{j}.html") for j in range(HUB_LINKS)}
+    assert leaves - pages == set()
+    assert {hub_site.url("/"), hub_site.url("/hub/")} <= pages
 
 
 def test_the_gate_spaces_the_fleet_and_a_rest_holds_every_worker(redis_url: str) -> None:

@@ -104,6 +104,16 @@ redis.call('DEL', KEYS[2])
 return moved
 """
 
+#: Mark a request seen and queue it in one step (KEYS[1] the dupefilter set, KEYS[2] the
+#: queue; ARGV: fingerprint, score, data, "1" when the request bypasses the filter):
+#: scrapy-redis does the SADD and the ZADD as two commands, and a worker killed between
+#: them leaves a URL that is seen by everyone and queued nowhere. 1 when queued.
+_PUSH = """
+if ARGV[4] ~= '1' and redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+return 1
+"""
+
 #: Reserve the next send time of a website: returns how long the caller must wait.
 _GATE = """
 local t = redis.call('TIME')
@@ -157,6 +167,7 @@ class Fleet:
         self._rest = self.redis.register_script(_REST)
         self._pop = self.redis.register_script(_POP)
         self._requeue = self.redis.register_script(_REQUEUE)
+        self._push = self.redis.register_script(_PUSH)
         self.seeder = False
         self.idle = False
 
@@ -276,6 +287,21 @@ class Fleet:
         data, score = popped
         return bytes(data), float(score)
 
+    def push(
+        self,
+        dupefilter_key: str,
+        queue_key: str,
+        fingerprint: str,
+        score: float,
+        data: bytes,
+        *,
+        dont_filter: bool,
+    ) -> bool:
+        """Mark a request seen and queue it, atomically; False when it was seen."""
+        keys = [dupefilter_key, queue_key]
+        args: list[str | float | bytes] = [fingerprint, score, data, "1" if dont_filter else "0"]
+        return bool(self._push(keys=keys, args=args))
+
     def take(self, key: str, score: float, data: bytes) -> None:
         """Record a popped request in flight under its page key (see :meth:`pop`)."""
         pipe = self.redis.pipeline()  # MULTI: never in neither hash, nor in both
@@ -377,7 +403,31 @@ class FleetScheduler(Scheduler):
         if request.meta.get("webmd_kind") != "page":
             self.local.append(request)
             return True
-        return bool(super().enqueue_request(request))
+        # the page that found this request waits for it to be in Redis (completion)
+        parent = request.meta.pop("webmd_parent", None)
+        try:
+            return self._push(request)
+        finally:
+            completion = getattr(self.spider, "completion", None)
+            if parent is not None and completion is not None:
+                completion.release(parent)
+
+    def _push(self, request: Request) -> bool:
+        fleet: Fleet | None = getattr(self.spider, "fleet", None)
+        if fleet is None:
+            return bool(super().enqueue_request(request))
+        data = self.queue._encode_request(request)
+        fingerprint = self.df.request_fingerprint(request)
+        queued = fleet.push(
+            self.df.key, self.queue.key, fingerprint, -request.priority, data,
+            dont_filter=request.dont_filter,
+        )  # fmt: skip
+        if not queued:
+            self.df.log(request, self.spider)
+            return False
+        if self.stats:
+            self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
+        return True
 
     def next_request(self) -> Request | None:
         if self.local:

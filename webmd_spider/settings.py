@@ -87,7 +87,14 @@ DOWNLOADER_MIDDLEWARES = {
 # Depth is ours (`max_depth`, the shortest link distance from the start URLs, in the
 # request's `webmd_depth`); Scrapy's DepthMiddleware would only count it a second time,
 # on every request the spider yields.
-SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
+# Depth is the spider's own (max_depth), and so is URL length: TrapPolicy.max_url_length
+# (2,000) refuses longer URLs as a counted rejection before UrlLengthMiddleware's 2,083
+# would drop them without a trace. Off, it cannot drop a link a page of a resumable
+# crawl waits for (completion.py).
+SPIDER_MIDDLEWARES = {
+    "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+    "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+}
 EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,

@@ -1,11 +1,14 @@
 """Mark a page as done once its row is in the feeds: in the resume journal (``JOBDIR``)
 and, in a distributed crawl (``WEBMD_REDIS_URL``), in the worker's in-flight list.
 
-Enabled when ``JOBDIR`` or ``WEBMD_REDIS_URL`` is set. It listens
-to ``item_scraped`` and, being an extension created after Scrapy's ``FeedExporter``,
-runs after the feed has written the row (receivers run in connection order), so a
-URL is never journaled as done before its row is on disk. A kill between the two
-writes means one page fetched again on resume, never a page lost.
+Enabled when ``JOBDIR`` or ``WEBMD_REDIS_URL`` is set. It listens to ``item_scraped``
+and, being an extension created after Scrapy's ``FeedExporter``, runs after the feed
+has written the row (receivers run in connection order), so a URL is never marked done
+before its row is on disk. The mark itself waits, in the spider's
+:class:`~webmd_spider.completion.PageCompletion`, until the page's links are queued
+too. A kill between the two writes means one page fetched again on resume, never a
+page lost. A row a pipeline dropped or failed on settles its page as well (it will
+not be written by fetching the page again).
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from webmd_spider.completion import done_key
 from webmd_spider.items import Row
-from webmd_spider.urls import canonicalize
 
 
 class ResumeJournal:
-    """Write the journal's "done" lines (see the module docstring)."""
+    """Settle a page's row in the spider's page completion (see the module docstring)."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -32,17 +35,22 @@ class ResumeJournal:
             raise NotConfigured  # no message: Scrapy would log it as a warning
         ext = cls(crawler)
         crawler.signals.connect(ext.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(ext.item_not_written, signal=signals.item_dropped)
+        crawler.signals.connect(ext.item_not_written, signal=signals.item_error)
         return ext
 
     def item_scraped(self, item: Any, spider: Spider) -> None:
-        if not isinstance(item, Row) or item.row_type == "site":
+        self._settle(item, spider, written=True)
+
+    def item_not_written(self, item: Any, spider: Spider) -> None:
+        self._settle(item, spider, written=False)
+
+    @staticmethod
+    def _settle(item: Any, spider: Spider, written: bool) -> None:
+        if not isinstance(item, Row):
             return
-        if not item.url or item.discovered_via is None:
+        key = done_key(item)
+        completion = getattr(spider, "completion", None)
+        if key is None or completion is None:
             return
-        key = canonicalize(item.url)
-        journal = getattr(spider, "journal", None)
-        if journal is not None:
-            journal.finish(key, item.row_type)
-        fleet = getattr(spider, "fleet", None)
-        if fleet is not None:
-            fleet.finished(key)  # no longer in flight: a dead worker's rescue skips it
+        completion.row_settled(key, item.row_type if written else None)

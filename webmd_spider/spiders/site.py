@@ -77,6 +77,7 @@ from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
 
 from webmd_spider.chunk import ChunkOptionsError, chunk_budget
+from webmd_spider.completion import PageCompletion, done_key
 from webmd_spider.extract import ExtractOptions, extract
 from webmd_spider.extract_pool import (
     ExtractionTimeout,
@@ -199,6 +200,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._extract_pool: ExtractPool | None = None
         #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
         self.fleet: Any = None
+        #: when a page is done, for the resume journal and the fleet (else None)
+        self.completion: PageCompletion | None = None
         self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
         self._heartbeat: Any = None
         #: websites whose queued requests were taken out at their stop (once each)
@@ -310,6 +313,10 @@ class SiteSpider(SitemapDiscovery, Spider):
         settings.set("CONCURRENT_REQUESTS", total, priority="spider")
         if opts.redis_url:
             self._configure_fleet(settings, opts)
+        if self.journal is not None or self.fleet is not None:
+            # a page is marked done (journal, in-flight list) only when its row is
+            # written and its links are queued (webmd_spider.completion)
+            self.completion = PageCompletion(self._page_done)
         if not settings.getdict("FEEDS"):
             path = _default_feed_path(opts.output_dir, self._inputs)
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
@@ -1006,17 +1013,36 @@ class SiteSpider(SitemapDiscovery, Spider):
         work = None
         if self._extract_pool is not None and self._needs_extraction(response):
             work = await self._extract_elsewhere(response)
-        wrote = False
+        completion = self.completion
+        if completion is None:
+            for output in self._parse_page(response, work):
+                yield output
+                if self._closing:
+                    break  # the run is closing: the rest of its links are not wanted
+            return
+        # Done when this output is read to its end, its rows are written and its page
+        # requests are queued: not before (see webmd_spider.completion).
+        key = canonicalize(response.meta["webmd_url"])
+        completion.hold(key)
         try:
             for output in self._parse_page(response, work):
-                wrote = wrote or isinstance(output, Row)
+                if isinstance(output, Row):
+                    row_key = done_key(output)
+                    if row_key is not None:
+                        completion.hold(row_key)
+                elif (
+                    self.fleet is not None
+                    and isinstance(output, Request)
+                    and output.meta.get("webmd_kind") == "page"
+                ):
+                    # released by FleetScheduler once the request is in Redis
+                    output.meta["webmd_parent"] = key
+                    completion.hold(key)
                 yield output
                 if self._closing:
                     break  # the run is closing: the rest of its links are not wanted
         finally:
-            if self.fleet is not None and not wrote:
-                # a page with a row is finished when its row is in the feed
-                self.fleet.finished(canonicalize(response.meta["webmd_url"]))
+            completion.release(key)
 
     def _needs_extraction(self, response: Response) -> bool:
         """The cheap checks of ``_parse_page`` that come before extraction, so that no
@@ -1545,6 +1571,14 @@ class SiteSpider(SitemapDiscovery, Spider):
             site = self.ledger.sites.get(website or "")
             if site is not None and meta.get("redirect_urls") and self._stopped(site) is None:
                 self._missed(site)  # its URL was fetched (and redirected)
+
+    def _page_done(self, key: str, row_type: str | None) -> None:
+        """A page's row is written and its links are queued (PageCompletion): mark it
+        done in the journal (when it has a row) and take it off the in-flight list."""
+        if self.journal is not None and row_type is not None:
+            self.journal.finish(key, row_type)
+        if self.fleet is not None:
+            self.fleet.finished(key)  # no longer in flight: a dead worker's rescue skips it
 
     def _finished_without_row(self, key: str) -> None:
         """A page request ended in a rejection: a resumed run must not fetch it again."""
