@@ -465,8 +465,11 @@ def canonical(url: str) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
 
 
-def simulate(srv: SiteServer, seeds: list[str], via: str, max_depth: int = 3) -> dict[str, Any]:
-    """Breadth-first crawl as the crawler is meant to do it, max_depth 3 by default.
+def simulate(
+    srv: SiteServer, seeds: list[str], via: str, max_depth: int = 3, first_via: str = ""
+) -> dict[str, Any]:
+    """Breadth-first crawl as the crawler is meant to do it, max_depth 3 by default
+    (``first_via``: how the first seed, the start page, is discovered).
 
     Returns ``pages`` (final path -> depth, discovered_via, words of ``<main>``) and
     ``errors`` (path -> error type: http-error, not-html, or empty under 20 words).
@@ -476,11 +479,11 @@ def simulate(srv: SiteServer, seeds: list[str], via: str, max_depth: int = 3) ->
     seen: set[str] = set()
     host = urlsplit(srv.base_url).netloc
     queue: deque[tuple[str, int, str]] = deque()
-    for seed in seeds:
+    for index, seed in enumerate(seeds):
         url = canonical(seed) or seed
         if url not in seen:
             seen.add(url)
-            queue.append((url, 0, via))
+            queue.append((url, 0, first_via if index == 0 and first_via else via))
     while queue:
         url, depth, how = queue.popleft()
         status, headers, body = fetch(url)
@@ -543,7 +546,9 @@ def test_basic_site_expected(basic_site: SiteServer) -> None:
     assert len(urls) == len(set(urls)) == expected["sitemap_url_count"]
     blocked = [u for u in urls if urlsplit(u).path.startswith("/private/")]
     assert [urlsplit(u).path for u in blocked] == expected["robots_blocked"]
-    result = simulate(basic_site, [u for u in urls if u not in blocked], "sitemap")
+    # the start page first (issue 16 item 2), then the sitemap's URLs
+    seeds = [basic_site.url("/"), *(u for u in urls if u not in blocked)]
+    result = simulate(basic_site, seeds, "sitemap", first_via="input")
     got = {p: (v["depth"], v["discovered_via"]) for p, v in result["pages"].items()}
     want = {p["path"]: (p["depth"], p["discovered_via"]) for p in expected["pages"]}
     assert got == want

@@ -151,9 +151,10 @@ async def test_a_relative_sitemap_line_is_resolved_against_robots_txt(
         line = server.base_url.removeprefix("http:") + "/maps/s.xml"
     robots = f"User-agent: *\nDisallow: /private/\nSitemap: {line}\n"
     small_site(root, robots, {"maps/s.xml": urlset("/a.html", "{{origin}}/b.html")})
-    rows = await crawl(tmp_path, start=server.base_url + "/")
+    # the sitemap's pages only (and the start page): links would find /c.html too
+    rows = await crawl(tmp_path, start=server.base_url + "/", discovery="sitemaps")
     assert server.hits("/maps/s.xml") == 1 and server.hits("/sitemap.xml") == 0
-    assert page_paths(server, rows) == ["/a.html", "/b.html"]
+    assert page_paths(server, rows) == ["/", "/a.html", "/b.html"]
     (site_row,) = by_type(rows, "site")
     assert site_row["discovery"] == "sitemap" and site_row["sitemap_url_count"] == 2
     summary = summary_of(tmp_path)
@@ -170,8 +171,8 @@ async def test_many_bad_sitemap_lines_one_warning_and_the_good_ones_read(
     robots = f"User-agent: *\nDisallow: /private/\n{lines}"
     extra = {"good.xml": urlset("/a.html"), "rel.xml": urlset("/c.html")}
     server = serve_site(small_site(tmp_path / "s", robots, extra))
-    rows = await crawl(tmp_path, start=server.base_url + "/")
-    assert page_paths(server, rows) == ["/a.html", "/c.html"]
+    rows = await crawl(tmp_path, start=server.base_url + "/", discovery="sitemaps")
+    assert page_paths(server, rows) == ["/", "/a.html", "/c.html"]
     summary = summary_of(tmp_path)
     assert summary["rejected_counts"]["unusable_sitemap_line"] == len(bad)
     (warning,) = [w for w in summary["warnings"] if "Sitemap line" in w]

@@ -88,7 +88,7 @@ async def test_an_index_entry_on_another_website_is_refused(
     )
     rows = await crawl(tmp_path, start=site.base_url + "/")
     assert paths_asked(other) == [], "nothing at all is asked of the other website"
-    assert page_paths(site, rows) == ["/p1.html"]
+    assert page_paths(site, rows) == ["/", "/p1.html"]  # the start page is always read
     (site_row,) = by_type(rows, "site")
     assert site_row["discovery"] == "sitemap" and site_row["sitemap_url_count"] == 1
     assert site_row["stop_reason"] == "finished" and site_row["robots_blocked"] == 0
@@ -146,7 +146,7 @@ async def test_a_cross_submitted_sitemap_is_read_after_its_hosts_robots_txt(
     build(tmp_path / "a", {"robots.txt": f"Sitemap: {cdn.url('/maps/a.xml')}\n"})
     rows = await crawl(tmp_path, start=site.base_url + "/")
     assert paths_asked(cdn) == ["/robots.txt", "/maps/a.xml"]
-    assert page_paths(site, rows) == ["/p1.html", "/p2.html"]
+    assert page_paths(site, rows) == ["/", "/p1.html", "/p2.html"]
     (site_row,) = by_type(rows, "site")
     assert site_row["discovery"] == "sitemap" and site_row["sitemap_url_count"] == 2
     summary = summary_of(tmp_path)
@@ -235,7 +235,7 @@ async def test_sitemap_redirects_on_the_website_are_followed_and_loops_end(
         )
     )
     rows = await crawl(tmp_path, start=server.base_url + "/")
-    assert page_paths(server, rows) == ["/p1.html", "/p2.html"]
+    assert page_paths(server, rows) == ["/", "/p1.html", "/p2.html"]
     assert server.hits("/loop-a.xml") == 1 and server.hits("/loop-b.xml") == 1
     assert server.hits("/maps/real.xml") == 1
     (site_row,) = by_type(rows, "site")
@@ -369,7 +369,7 @@ async def test_an_index_past_the_file_limit_is_not_read_further(
     rows = await crawl(tmp_path, start=server.base_url + "/")
     asked = [p for p in paths_asked(server) if p.startswith("/c/")]
     assert len(asked) == MAX_SITEMAP_FILES - 1  # the index is the first of the 50
-    assert page_paths(server, rows) == ["/p1.html"]
+    assert page_paths(server, rows) == ["/", "/p1.html"]
     summary = summary_of(tmp_path)
     assert summary["rejected_counts"]["sitemap_file_limit"] == 80 - len(asked)
     assert any("limit of 50 sitemap files" in w for w in summary["warnings"])
@@ -502,3 +502,74 @@ def test_the_fast_path_of_locs_gives_what_the_general_path_gives(
     text = f"{scheme}{host}{tail}"
     base = f"{BASE}/dir/s.xml"
     assert usable_url(text, base) == general_path(text, base)
+
+
+# --------------------------------------------------------------------------- #
+# discovery order (issue 16 item 2): the start page, the sitemaps, then links
+# --------------------------------------------------------------------------- #
+REAL = [f"/real/{i}.html" for i in range(5)]
+
+
+def junk_site(root: Path, junk: list[str], files: dict[str, str] | None = None) -> Path:
+    """A home page linking five real pages, and a sitemap listing only ``junk``."""
+    pages = {p.lstrip("/"): prose_page(f"Real page {p}") for p in REAL}
+    return build(
+        root,
+        {
+            "index.html": prose_page("Home", *REAL),
+            **pages,
+            **(files or {}),
+            "sitemap.xml": urlset(*junk),
+        },
+    )
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_of_dead_links_does_not_keep_the_crawl_from_the_start_pages_links(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    junk = [f"/gone/{i}.html" for i in range(300)]  # every one a 404
+    server = serve_site(junk_site(tmp_path / "s", junk))
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    assert page_paths(server, rows) == sorted(["/", *REAL])
+    hits = [r.path for r in server.requests]
+    assert hits.count("/") == 1  # the start page is read (it is not in the sitemap)
+    # the junk went behind the links once it proved to be junk: the real pages were
+    # fetched before the website's failure budget (50 pages without a row) ended it
+    (site_row,) = by_type(rows, "site")
+    assert site_row["stop_reason"] == "failure_budget" and site_row["failures"] == 50
+    summary = summary_of(tmp_path)
+    assert any("go behind the links" in w for w in summary["warnings"]), summary["warnings"]
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_of_thin_pages_does_not_spend_the_page_budget_before_links(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    junk = [f"/stub/{i}.html" for i in range(120)]
+    stubs = {
+        p.lstrip("/"): f"<html><body><p>Stub {i}.</p></body></html>" for i, p in enumerate(junk)
+    }
+    server = serve_site(junk_site(tmp_path / "s", junk, stubs))
+    rows = await crawl(tmp_path, start=server.base_url + "/", max_pages="50")
+    paths = page_paths(server, rows)
+    assert set(REAL) | {"/"} <= set(paths)
+    assert len(paths) <= 50
+    thin = [r for r in by_type(rows, "page") if r["thin"]]
+    assert thin and all("/stub/" in r["url"] for r in thin)
+
+
+@deferred_f_from_coro_f
+async def test_discovery_sitemaps_reads_no_links_and_links_reads_no_sitemap(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    listed = {"listed.html": prose_page("Listed page")}
+    server = serve_site(junk_site(tmp_path / "s", ["/listed.html"], listed))
+    rows = await crawl(tmp_path / "a", start=server.base_url + "/", discovery="sitemaps")
+    assert page_paths(server, rows) == ["/", "/listed.html"]
+    assert by_type(rows, "site")[0]["discovery"] == "sitemap"
+    server.clear_requests()
+    rows = await crawl(tmp_path / "b", start=server.base_url + "/", discovery="links")
+    assert page_paths(server, rows) == sorted(["/", *REAL])
+    assert by_type(rows, "site")[0]["discovery"] == "links"
+    assert not [r.path for r in server.requests if r.path.endswith(".xml")]

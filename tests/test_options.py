@@ -440,3 +440,11 @@ def test_extract_processes_is_auto_by_default_and_takes_a_number_or_auto() -> No
     for bad in ("-1", "many", "65"):
         with pytest.raises(OptionsError, match="extract_processes must be"):
             build_options({}, {"extract_processes": bad})
+
+
+def test_discovery_takes_one_of_three_modes() -> None:
+    assert build_options({}, {}).discovery == "sitemaps+links"
+    assert build_options({}, {"discovery": "links"}).discovery == "links"
+    assert build_options({"WEBMD_DISCOVERY": "sitemaps"}, {}).discovery == "sitemaps"
+    with pytest.raises(OptionsError, match="discovery must be one of sitemaps\\+links, sitemaps"):
+        build_options({}, {"discovery": "sitemap"})

@@ -65,6 +65,16 @@ class SiteState:
     #: `sitemap_url_count` is its size, whatever link discovery found first
     sitemap_listed: set[str] = field(default_factory=set)
     sitemap_guesses: list[str] = field(default_factory=list)  # well-known paths left to try
+    #: pages listed by the sitemaps, fetched: with a real page row, and without one (a
+    #: diagnostic, a duplicate or a thin page); see SiteSpider._sitemap_outcome
+    sitemap_good: int = 0
+    sitemap_junk: int = 0
+    #: the sitemaps list junk: their pages left are not fetched (`sitemap_junk`), links
+    #: go on (issue 16 item 2: junk must not spend the budget before links are tried)
+    sitemap_abandoned: bool = False
+    #: while the sitemaps are read (discovery=sitemaps+links): the links of pages
+    #: fetched meanwhile, (links, nofollow, depth), followed once they are read
+    held_links: list[tuple[list[str], bool, int]] | None = None
     #: URLs found only beyond max_depth so far (canonical -> URL); a shallower path found
     #: later still schedules them, and those left at the end are counted as rejections.
     too_deep: dict[str, str] = field(default_factory=dict)

@@ -42,6 +42,9 @@ class JobOptions:
     max_depth: int = 3
     max_run_secs: float = 240.0
     crawl_links: bool = True
+    #: how a whole website's pages are found: the start page first, then the sitemaps'
+    #: URLs, then links (sitemaps+links); only the sitemaps' URLs (sitemaps); only links
+    discovery: str = "sitemaps+links"
     max_concurrency: int = 8
     max_sitemap_urls: int = 5000
     respect_robots: bool = True
@@ -106,6 +109,9 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+
+#: values of the ``discovery`` option
+DISCOVERY_MODES = ("sitemaps+links", "sitemaps", "links")
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(JobOptions))
 #: Arguments that are not options themselves: ``input`` names a job file.
@@ -235,6 +241,10 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     }
     if auto:
         values["extract_processes"] = EXTRACT_AUTO
+    if values.get("discovery", "sitemaps+links") not in DISCOVERY_MODES:
+        raise OptionsError(
+            f"discovery must be one of {', '.join(DISCOVERY_MODES)}, got {values['discovery']!r}"
+        )
     if values.get("out_dir_removed", "delete") not in ("delete", "move"):
         raise OptionsError(
             f"out_dir_removed must be delete or move, got {values['out_dir_removed']!r}"

@@ -60,7 +60,7 @@ import shutil
 import time
 import uuid
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -153,6 +153,13 @@ MAX_CACHED_ORIGINS = 4096
 #: A website stopped for one of these writes nothing more: answers in flight are skipped
 #: (counted as not fetched), except its refusals once it stopped as ``blocked``: a URL
 #: the server refused (429/503) has its ``blocked`` row (see ``_parse_page``).
+#: see SiteSpider._sitemap_outcome: after this many sitemap-listed pages without a real
+#: page row (at most half the page budget), with under this share of them good, the
+#: sitemaps' remaining pages are queued behind the links
+#: pages whose links wait while the sitemaps are read (beyond: followed at once)
+MAX_HELD_PAGES = 64
+SITEMAP_JUNK_AFTER = 20
+SITEMAP_GOOD_SHARE = 0.2
 HARD_STOPS = frozenset({"page_budget", "failure_budget", "crawl_delay", "blocked"})
 
 #: Requests of a robots.txt: the website's own, and a sitemap host's (sitemap_discovery);
@@ -539,8 +546,30 @@ class SiteSpider(SitemapDiscovery, Spider):
         for page in pages:
             assert page.url is not None
             yield from self._schedule(site, page.url, 0, "input", typed=True)
-        if site.mode == "site":
-            yield from self._start_sitemaps(site, rules.sitemaps())
+        if site.mode != "site":
+            return
+        # A whole website (issue 16 item 2, as the crawl modes of the products we
+        # replace): the start page first, then the sitemaps' URLs (ahead of links in the
+        # queue: depth 0), then links breadth-first (priority -depth) to fill the gaps.
+        assert site.root is not None
+        yield from self._schedule(site, site.root, 0, "input", typed=True)
+        if self.options.discovery == "links":
+            site.discovery = "links"
+            return
+        if (
+            self.options.discovery == "sitemaps+links"
+            and self.completion is None
+            and not self.incremental.enabled
+        ):
+            # Links found before the sitemaps are read wait for them (_follow_links), so
+            # that a page both list is a sitemap page (depth 0). Not in a resumable or
+            # distributed crawl: a page is done there once its links are queued, and a
+            # link held past a kill would be lost. Not in an incremental run: its known
+            # pages are queued at once (behind new ones) and would take the budget from
+            # the new links held. Either way sitemap URLs still go ahead of links in
+            # the queue (priority 0 against -depth).
+            site.held_links = []
+        yield from self._start_sitemaps(site, rules.sitemaps())
 
     def _apply_crawl_delay(self, site: SiteState, rules: RobotsRules) -> Iterator[Row]:
         """Crawl-delay (not in RFC 9309, widely used) becomes the website's minimum
@@ -732,7 +761,9 @@ class SiteSpider(SitemapDiscovery, Spider):
                     site.seen_raw.discard(url)
                 self.ledger.skip(url, "page_budget", site.website)
                 return
-            yield self._page_request(site, url, canonical, depth, via)
+            # sitemap URLs are bounded by max_sitemap_urls: they do not fill the queue
+            # that bounds link fan-out (a sitemap of junk would keep every link out)
+            yield self._page_request(site, url, canonical, depth, via, counted=via != "sitemap")
             return
         stored = self.incremental.lookup(canonical)
         validators = None
@@ -801,11 +832,15 @@ class SiteSpider(SitemapDiscovery, Spider):
             meta["webmd_claim"] = f"{self._run_id}-{next(self._claim_numbers)}"
             if not resumed:
                 self.journal.queue(QueuedUrl(canonical, url, depth, via, site.website))
+        if priority is None:
+            priority = -depth
+            if via == "sitemap" and site.sitemap_abandoned:
+                priority = self._demoted_priority()  # junk sitemaps: behind the links
         return Request(
             url,
             callback=self.parse_page,
             errback=self.page_failed,
-            priority=-depth if priority is None else priority,
+            priority=priority,
             dont_filter=resumed,
             meta=meta,
         )
@@ -942,21 +977,39 @@ class SiteSpider(SitemapDiscovery, Spider):
         workers' too) are left alone: the budget middleware refuses what comes out."""
         if self.fleet is not None:
             return 0
+
+        def wanted(meta: dict[str, Any]) -> bool:
+            return (
+                meta.get("webmd_kind") == "page"
+                and website in (None, meta["webmd_site"])
+                # a retry of a refused URL goes on to its errback (a blocked row)
+                and not (reason == "blocked" and bool(meta.get("webmd_refusals")))
+            )
+
+        taken = self._take_from_memory_queue(wanted)
+        for request in taken:
+            self._not_fetched(request, reason)
+        return len(taken)
+
+    def _take_from_memory_queue(self, wanted: Callable[[dict[str, Any]], bool]) -> list[Request]:
+        """Take the requests whose meta is ``wanted`` out of Scrapy's memory queues."""
         memory: Any = getattr(self.crawler.engine.scheduler, "mqs", None)
         per_slot = getattr(memory, "pqueues", None)  # DownloaderAwarePriorityQueue
         if not isinstance(per_slot, dict):
-            return self._purge_priority_queue(memory, reason, website)
-        count = 0
+            return self._take_from_priority_queue(memory, wanted)
+        taken: list[Request] = []
         for slot, queue in list(per_slot.items()):
-            count += self._purge_priority_queue(queue, reason, website)
+            taken += self._take_from_priority_queue(queue, wanted)
             if not len(queue):
                 del per_slot[slot]
                 queue.close()
-        return count
+        return taken
 
-    def _purge_priority_queue(self, memory: Any, reason: str, website: str | None) -> int:
+    def _take_from_priority_queue(
+        self, memory: Any, wanted: Callable[[dict[str, Any]], bool]
+    ) -> list[Request]:
         """One ``ScrapyPriorityQueue`` of in-memory FIFO queues (see _purge_scheduler)."""
-        count = 0
+        taken: list[Request] = []
         for queues in (getattr(memory, "queues", None), getattr(memory, "_start_queues", None)):
             if not isinstance(queues, dict):
                 continue
@@ -966,26 +1019,16 @@ class SiteSpider(SitemapDiscovery, Spider):
                     continue
                 kept: deque[Any] = deque()
                 for request in waiting:
-                    meta = request.meta
-                    if (
-                        meta.get("webmd_kind") == "page"
-                        and website in (None, meta["webmd_site"])
-                        # a retry of a refused URL goes on to its errback (a blocked row)
-                        and not (reason == "blocked" and meta.get("webmd_refusals"))
-                    ):
-                        self._not_fetched(request, reason)
-                        count += 1
-                    else:
-                        kept.append(request)
+                    (taken if wanted(request.meta) else kept).append(request)
                 if len(kept) != len(waiting):
                     waiting.clear()
                     waiting.extend(kept)
                 if not waiting:
                     del queues[priority]
                     queue.close()
-        if count and hasattr(memory, "_update_curprio"):
+        if taken and hasattr(memory, "_update_curprio"):
             memory._update_curprio()
-        return count
+        return taken
 
     def _not_fetched(self, request: Request, reason: str) -> None:
         """Count a request taken out before its download (as BudgetMiddleware does)."""
@@ -1259,6 +1302,54 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.ledger.reject(meta["webmd_url"], f"duplicate:{what}", site.website)
         self._finished_without_row(key)
         self._missed(site)
+        if meta.get("webmd_via") == "sitemap":
+            self._sitemap_outcome(site, good=False)
+
+    def _sitemap_outcome(self, site: SiteState, good: bool) -> None:
+        """A page the sitemaps listed was fetched: a real page row (``good``), or no row,
+        a diagnostic or a thin page. When the sitemaps keep giving junk
+        (SITEMAP_JUNK_AFTER outcomes, under SITEMAP_GOOD_SHARE of them good), their pages
+        still waiting go behind the links (issue 16 item 2: a sitemap of junk must not
+        spend the website's budgets before links from real pages are tried)."""
+        if good:
+            site.sitemap_good += 1
+            return
+        site.sitemap_junk += 1
+        after = min(SITEMAP_JUNK_AFTER, max(1, self.options.max_pages // 2))
+        outcomes = site.sitemap_good + site.sitemap_junk
+        if (
+            site.sitemap_abandoned
+            or site.sitemap_junk < after
+            or site.sitemap_good >= SITEMAP_GOOD_SHARE * outcomes
+        ):
+            return
+        site.sitemap_abandoned = True
+        message = (
+            f"{site.website}: {site.sitemap_junk} of the first {outcomes} pages the sitemaps "
+            "list gave no page row or a thin one: the rest of them go behind the links"
+        )
+        logger.warning(message)
+        self.ledger.warn(message)
+        _call_later(0, partial(self._demote_sitemap_pages, site.website))
+
+    def _demote_sitemap_pages(self, website: str) -> None:
+        """Queue the sitemap-listed page requests of ``website`` still in Scrapy's
+        memory queue again, behind every link (priority below the deepest link's). A
+        JOBDIR's disk queue and a distributed crawl's shared queue are left as they are
+        (new sitemap pages are still queued behind the links: ``_page_request``)."""
+        if self.fleet is not None or self.crawler.engine is None:
+            return
+        low = self._demoted_priority()
+        taken = self._take_from_memory_queue(
+            lambda meta: meta.get("webmd_site") == website and meta.get("webmd_via") == "sitemap"
+        )
+        for request in taken:
+            self.crawler.engine.crawl(request.replace(priority=low, dont_filter=True))
+        if taken:
+            logger.info("%s: %d sitemap pages queued behind the links", website, len(taken))
+
+    def _demoted_priority(self) -> int:
+        return -(self.options.max_depth + 1)
 
     def _content_duplicate(
         self, site: SiteState, content_hash: str | None, meta: dict[str, Any], final: str
@@ -1396,19 +1487,38 @@ class SiteSpider(SitemapDiscovery, Spider):
         nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
         if not (site.mode == "site" or self.options.crawl_links):
             return
-        website, seen_raw = site.website, site.seen_raw
+        if site.mode == "site" and self.options.discovery == "sitemaps":
+            return  # the sitemaps' URLs only
         if doc.nofollow_links:
             # rel="nofollow" links: discovered, refused (README: every discovered URL
             # ends as a row or a counted rejection)
             self.ledger.rejected_counts["nofollow"] += doc.nofollow_links
+        held = site.held_links
+        if held is not None and len(held) < MAX_HELD_PAGES:
+            # the sitemaps are still being read: their URLs go first (_start_sitemaps)
+            held.append((doc.page_links, nofollow, depth))
+            return
+        yield from self._follow(site, doc.page_links, nofollow, depth)
+
+    def _follow_held_links(self, site: SiteState) -> Iterator[Any]:
+        """The sitemaps are read: follow the links held meanwhile, in the order found."""
+        held, site.held_links = site.held_links, None
+        for links, nofollow, depth in held or ():
+            yield from self._follow(site, links, nofollow, depth)
+
+    def _follow(
+        self, site: SiteState, links: list[str], nofollow: bool, depth: int
+    ) -> Iterator[Any]:
+        """Schedule same-website ``links`` found at ``depth`` (refused when nofollow)."""
+        website, seen_raw = site.website, site.seen_raw
         if nofollow:
             # the page says nofollow (meta robots, X-Robots-Tag): its site links are
             # counted as refused, not followed
-            for link in doc.page_links:
+            for link in links:
                 if self._site_of(link) == website and link not in seen_raw:
                     self.ledger.reject(link, "nofollow", website)
             return
-        for index, link in enumerate(doc.page_links):
+        for index, link in enumerate(links):
             if self._site_of(link) != website or link in seen_raw:
                 continue
             if not index & 255 and time.monotonic() >= self._deadline:
@@ -1524,6 +1634,9 @@ class SiteSpider(SitemapDiscovery, Spider):
 
     def _row(self, row: Row) -> Row:
         self.ledger.record_row(row)
+        if row.discovered_via == "sitemap" and row.website in self.ledger.sites:
+            good = row.row_type == "page" and not row.thin
+            self._sitemap_outcome(self.ledger.sites[row.website], good)
         if self.fleet is not None:
             fields: dict[str, float] = {}
             if row.row_type == "page":
@@ -1680,6 +1793,13 @@ class SiteSpider(SitemapDiscovery, Spider):
         for site in self.ledger.sites.values():
             for url in site.too_deep.values():
                 self.ledger.reject(url, "max_depth", site.website)
+            why = site.final_stop_reason(self.ledger.stop_reason)
+            for links, _, _ in site.held_links or ():
+                # the sitemaps were never all read (the run stopped): counted, not lost
+                for link in links:
+                    if self._site_of(link) == site.website and link not in site.seen_raw:
+                        self.ledger.skip(link, why, site.website)
+            site.held_links = None
         request = Request(
             "data:,",
             callback=self._site_rows,

@@ -124,6 +124,9 @@ class SitemapDiscovery:
     def _robots_allows(self, site: SiteState, url: str) -> bool:
         raise NotImplementedError  # provided by the spider
 
+    def _follow_held_links(self, site: SiteState) -> Iterator[Any]:
+        raise NotImplementedError  # provided by the spider
+
     # -- start -------------------------------------------------------------------------
     def _start_sitemaps(self, site: SiteState, declared: list[str]) -> Iterator[Any]:
         """Begin sitemap discovery for a whole-website crawl."""
@@ -415,6 +418,7 @@ class SitemapDiscovery:
         """Every sitemap request answered: try the next guess, or fall back to links."""
         if site.sitemap_url_count:
             site.discovery = "sitemap"
+            yield from self._follow_held_links(site)
             return
         while site.sitemap_guesses and self._sitemaps_idle(site):
             guess = site.sitemap_guesses.pop(0)
@@ -423,8 +427,16 @@ class SitemapDiscovery:
         if not self._sitemaps_idle(site):
             return
         assert site.root is not None
+        if self.options.discovery == "sitemaps":
+            site.discovery = "sitemap"
+            self._warn(
+                f"{site.website}: no sitemap lists a page, and discovery=sitemaps follows "
+                "no links: only the start page is read"
+            )
+            return
         site.discovery = "links"
         yield from self._schedule(site, site.root, 0, "input", typed=True)
+        yield from self._follow_held_links(site)
 
     # -- robots.txt of other hosts -------------------------------------------------------
     def _host_rules(self) -> dict[str, RobotsRules]:
