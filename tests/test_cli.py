@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from webmd_spider.demo.server import SiteServer
 
 from .crawling import REPO, by_type, read_rows, scrapy_crawl
@@ -111,3 +113,37 @@ def test_sigint_stops_cleanly_and_keeps_every_row(serve_site: Any, tmp_path: Pat
     assert 1 <= len(by_type(rows, "page")) < 31
     (site,) = by_type(rows, "site")
     assert site["stop_reason"] == "shutdown"
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("start=ftp://x", "unsupported address type 'ftp:'"),
+        ("max_pages=-1", "max_pages must be in the range 1..inf, got '-1'"),
+        ("chunk_size=abc", "chunk_size must be a whole number in the range 0..10000"),
+        ("frobnicate=1", "unknown argument 'frobnicate'; valid names:"),
+        ("discovery=everything", "discovery must be one of sitemaps+links, sitemaps, links"),
+    ],
+)
+def test_a_refused_start_is_one_line_and_exit_1_without_a_traceback(
+    argument: str, message: str, tmp_path: Path
+) -> None:
+    # issue 16 item 5: each was followed by asyncio's "Task exception was never
+    # retrieved" and a full traceback
+    done = scrapy_crawl("-a", argument, "-O", str(tmp_path / "rows.jsonl"), timeout=60)
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if "ERROR" in line]
+    assert len(errors) == 1 and "Cannot start the crawl: " in errors[0], done.stderr[-2000:]
+    assert message in errors[0]
+    assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr
+
+
+def test_a_binary_start_file_is_refused_without_echoing_it(tmp_path: Path) -> None:
+    binary = tmp_path / "urls.bin"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 2000)
+    done = scrapy_crawl("-a", f"start_file={binary}", "-O", str(tmp_path / "r.jsonl"), timeout=60)
+    assert done.returncode == 1
+    assert f"start_file {str(binary)!r} is not a UTF-8 text file (byte 0x89 at offset 0)" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr and len(done.stderr) < 20_000

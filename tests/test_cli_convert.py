@@ -169,3 +169,20 @@ def test_empty_input_reports_the_extraction_error() -> None:
     done = convert("-", stdin=b"")
     assert done.returncode == 1
     assert b"webmd convert: -:" in done.stderr
+
+
+def test_bad_input_gets_one_clear_line_and_a_non_zero_exit(tmp_path: Path) -> None:
+    # issue 16 item 5: a binary file printed 245 KB of mojibake and exited 0; a bogus
+    # encoding was ignored; "--max-chars abc" said "invalid _non_negative value"
+    binary = tmp_path / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 400)
+    done = convert(str(binary))
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == f"webmd convert: {binary} is a binary file, not an HTML page\n"
+    encoding = convert(str(page_file(tmp_path)), "--encoding", "bogus")
+    assert encoding.returncode == 2 and b"unknown encoding 'bogus'" in encoding.stderr
+    chars = convert(str(page_file(tmp_path)), "--max-chars", "abc")
+    assert chars.returncode == 2
+    assert b"argument --max-chars: must be a whole number >= 0, got 'abc'" in chars.stderr
+    for done in (encoding, chars):
+        assert b"Traceback" not in done.stderr

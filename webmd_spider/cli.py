@@ -17,6 +17,7 @@ imports this module.
 from __future__ import annotations
 
 import argparse
+import codecs
 import dataclasses
 import json
 import os
@@ -145,6 +146,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     """``webmd convert``: see the module docstring. Exit 0 on success, 1 when the page
     gave nothing (extraction error), 2 on bad usage or an unreadable file."""
     from webmd_spider.extract import extract
+    from webmd_spider.page_rows import is_binary
 
     options = _options(args)
     out = sys.stdout.buffer
@@ -165,6 +167,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
             reason = exc.strerror or type(exc).__name__
             print(f"webmd convert: cannot read {args.source}: {reason}", file=sys.stderr)
             return 2
+    if is_binary(body):
+        # mojibake of a binary file is no conversion (issue 16 item 5)
+        name = "stdin" if args.source == "-" else args.source
+        print(f"webmd convert: {name} is a binary file, not an HTML page", file=sys.stderr)
+        return 2
     doc = extract(body, args.url, encoding=args.encoding, options=options)
     if args.format == "json":
         _write(out, json.dumps(dataclasses.asdict(doc), ensure_ascii=False, indent=2) + "\n")
@@ -193,7 +200,9 @@ def _add_convert(sub: Any) -> None:
     convert.add_argument(
         "--url", default="http://localhost/", help="page URL links resolve against"
     )
-    convert.add_argument("--encoding", help="charset of FILE if known (default: sniffed)")
+    convert.add_argument(
+        "--encoding", type=_encoding, help="charset of FILE if known (default: sniffed)"
+    )
     convert.add_argument(
         "--include-html", action="store_true", help="also keep the content region's HTML"
     )
@@ -309,10 +318,25 @@ def _add_state(sub: Any) -> None:
 
 
 def _non_negative(value: str) -> int:
-    number = int(value)
+    """argparse type: a whole number >= 0 (argparse names the option in its message)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value!r}") from None
     if number < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value!r}")
     return number
+
+
+def _encoding(value: str) -> str:
+    """argparse type: a charset Python can decode."""
+    try:
+        codecs.lookup(value)
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"unknown encoding {value!r} (for example utf-8, windows-1252, shift_jis)"
+        ) from None
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,8 +44,7 @@ def classify_response(
             return "http-error", f"the server answered HTTP {status}"
         return "http-error", f"the server answered with an invalid HTTP status ({status})"
     mime = (content_type or "").split(";", 1)[0].strip().lower()
-    head = body[:16]
-    if head.startswith(BINARY_MAGIC) or _looks_binary(body):
+    if is_binary(body):
         return "not-html", f"the body is a binary file (served as {mime or 'no content type'})"
     if mime and mime not in HTML_TYPES:
         return "not-html", f"the response is {mime}, not an HTML page"
@@ -65,6 +64,12 @@ def _non_http(location: str) -> bool:
         and scheme[:1].isalpha()
         and all(c.isalnum() or c in "+-." for c in scheme)
     )
+
+
+def is_binary(body: bytes) -> bool:
+    """Whether ``body`` is a binary file (a known magic number, or NUL bytes near the
+    start), which no HTML page is."""
+    return body[:16].startswith(BINARY_MAGIC) or _looks_binary(body)
 
 
 def _looks_binary(body: bytes) -> bool:

@@ -234,8 +234,11 @@ class SiteSpider(SitemapDiscovery, Spider):
         try:
             spider._configure(crawler)
         except OptionsError as exc:
-            # Said once, plainly, before Scrapy prints the traceback and exits non-zero.
+            # Said once, plainly; Scrapy then exits non-zero (bootstrap failed). The
+            # exception still has to propagate for that, and asyncio would print it
+            # again with a traceback ("Task exception was never retrieved").
             logger.error("Cannot start the crawl: %s", exc)
+            _quiet_asyncio_about(exc)
             raise
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
@@ -2016,11 +2019,27 @@ def _content_key(content_hash: str | None) -> bytes | None:
         return content_hash.encode("utf-8")
 
 
+def _quiet_asyncio_about(exc: BaseException) -> None:
+    """Drop asyncio's log record of ``exc`` (its never-retrieved task): the user was
+    told in one line, a traceback would only bury it (issue 16 item 5)."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        return not (record.exc_info and record.exc_info[1] is exc)
+
+    logging.getLogger("asyncio").addFilter(keep)
+
+
 def _read_start_file(path: str) -> list[str]:
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise OptionsError(f"cannot read start_file {path!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        # never echo the file's bytes (a binary file printed 575 KB of stderr)
+        raise OptionsError(
+            f"start_file {path!r} is not a UTF-8 text file (byte 0x{exc.object[exc.start]:02x} "
+            f"at offset {exc.start}): give one start URL or domain per line"
+        ) from None
     return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
 
 
