@@ -139,7 +139,9 @@ async def test_redirects_are_checked_against_robots_and_scope(
         for r in summary_of(tmp_path)["rejected"]
     }
     assert reasons["/go"].startswith("robots")
-    assert reasons["/out"].startswith("offsite_redirect")
+    (out,) = by_type(rows, "diagnostic")
+    assert out["url"] == server.url("/out") and out["error_type"] == "blocked"
+    assert out["error"] == "offsite redirect to http://localhost:1/elsewhere.html"
     assert by_type(rows, "site")[0]["robots_blocked"] == 1
 
 

@@ -367,8 +367,11 @@ def test_redirect_loop_ends_as_a_row_or_a_counted_rejection(run: Run) -> None:
 
 
 def test_redirect_to_another_port_is_refused_without_contacting_it(run: Run) -> None:
-    assert run.rejected("main")["/away"].startswith("offsite_redirect")
-    assert "/away" not in run.rows_of("main")
+    # issue 16 item 7: a blocked row says so (it was only a count in the summary)
+    row = run.rows_of("main")["/away"]
+    assert row["row_type"] == "diagnostic" and row["error_type"] == "blocked"
+    assert row["error"].startswith("offsite redirect to " + run.servers["other"].base_url)
+    assert "/away" not in run.rejected("main")
     assert run.servers["other"].requests == []
 
 

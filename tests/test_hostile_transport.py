@@ -351,7 +351,6 @@ class _Crawler:
 @pytest.mark.parametrize(
     ("kind", "refused"),
     [
-        ("page", True),
         ("sitemap", True),
         ("a-kind-added-later", True),
         ("robots", False),  # RFC 9309 §2.3.1.2: robots.txt may redirect off-site
@@ -387,6 +386,19 @@ def test_the_redirect_guard_refuses_off_site_redirects_of_every_kind_but_robots(
         }
     ]
     assert request.meta["webmd_rejected"].startswith("offsite_redirect:")
+
+
+def test_a_page_redirected_off_site_is_refused_for_a_blocked_row() -> None:
+    # issue 16 item 7: not a silent count; the spider's errback writes the row
+    ledger = RunLedger()
+    ledger.add_site(SiteState("example.com", "example.com", "site"))
+    guard = RedirectGuardMiddleware(_Crawler(_Spider(ledger)))  # type: ignore[arg-type]
+    meta = {"webmd_site": "example.com", "webmd_kind": "page", "webmd_via": "link"}
+    meta |= {"redirect_times": 1, "webmd_url": "https://example.com/a"}
+    request = Request("https://elsewhere.example/a", meta=meta)
+    with pytest.raises(IgnoreRequest, match=r"^offsite redirect to https://elsewhere\.example/a$"):
+        guard.process_request(request)
+    assert ledger.rejected == [] and "webmd_rejected" not in request.meta
 
 
 # -- 4. statuses, encodings and redirects that are not pages -------------------------

@@ -5,8 +5,8 @@ every downloader middleware, so this one sees it before it is fetched. Requests 
 ``redirect_times`` (set by Scrapy) and our ``webmd_site`` / ``webmd_kind`` meta. Reads
 the spider's ``robots`` rules and run ledger; refused targets are recorded in the ledger
 (``robots`` or ``offsite_redirect``), marked ``webmd_rejected`` and dropped with
-``IgnoreRequest``. A URL the user typed that redirects to another website gets a
-``blocked`` row saying so (that website's robots.txt was never read).
+``IgnoreRequest``. A page (typed or discovered) that redirects to another website gets
+a ``blocked`` row saying so instead (that website's robots.txt was never read).
 
 Every kind of request is checked (pages, sitemaps, and any kind added later) except
 robots.txt files, whose redirects to another website RFC 9309 §2.3.1.2 allows (they
@@ -35,6 +35,9 @@ from webmd_spider.urls import site_key
 #: spider's end-of-run ``data:`` requests. Every other kind is, including kinds added
 #: later.
 UNGUARDED_KINDS = ("robots", "sitemap_robots", "summary")
+#: the start of the refusal of a discovered page redirected to another website: the
+#: spider's errback writes it as a ``blocked`` row (spiders/failures.py)
+OFFSITE_REDIRECT = "offsite redirect to"
 
 
 class RedirectGuardMiddleware:
@@ -67,6 +70,10 @@ class RedirectGuardMiddleware:
                     f"it redirects to another website ({request.url}); "
                     "start a crawl of that website instead"
                 )
+            if meta.get("webmd_kind") == "page":
+                # a discovered page: a `blocked` row too (issue 16 item 7: it was only
+                # a count in the summary, the page seemed to vanish)
+                raise IgnoreRequest(f"{OFFSITE_REDIRECT} {request.url}")
             reason = f"offsite_redirect:{request.url}"
         else:
             rules = getattr(spider, "robots", {}).get(website)

@@ -32,6 +32,7 @@ from twisted.internet import error as tx_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed
 
+from webmd_spider.downloadermiddlewares.redirect_guard import OFFSITE_REDIRECT
 from webmd_spider.http_handler import ResponseHeadersTooLarge
 
 _TIMEOUTS = (DownloadTimeoutError, tx_error.TimeoutError, TimeoutError)
@@ -146,5 +147,7 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
     if isinstance(exc, _UNREACHABLE):
         return "unreachable", f"the server could not be reached ({type(exc).__name__}: {text})"
     if isinstance(exc, IgnoreRequest):
+        if text.startswith(OFFSITE_REDIRECT):
+            return "blocked", text
         return "blocked", f"the request was refused: {text}"
     return "unreachable", f"the download failed ({type(exc).__name__}: {text})"
