@@ -374,3 +374,34 @@ async def test_a_link_with_encoded_dot_segments_is_fetched_without_them(
     rows = await crawl(tmp_path, start=server.base_url + "/")
     assert sorted(paths(server, rows)) == ["/", "/p.html"]
     assert not any(".." in r.path or "%2e" in r.path.lower() for r in server.requests)
+
+
+@deferred_f_from_coro_f
+async def test_undeclared_legacy_encodings_and_octet_stream_html_are_read(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    # issue 16 item 6: a windows-1251 page with no charset anywhere was mojibake, and an
+    # HTML page served as application/octet-stream was a not-html row
+    russian = (
+        "<html><head><title>Новости</title></head><body><main><h1>Новости</h1><p>Это "
+        "обычная страница на русском языке, в ней нет объявления кодировки. Мы проверяем, "
+        "что текст читается правильно, слово за словом.</p></main></body></html>"
+    )
+    site = build(
+        tmp_path / "s",
+        {"index.html": page("/ru", "/octet"), "ru.bin": "", "octet.bin": prose_page("Octet")},
+        routes={
+            "/ru": {"file": "ru.bin", "content_type": "text/html"},
+            "/octet": {"file": "octet.bin", "content_type": "application/octet-stream"},
+        },
+    )
+    (site / "ru.bin").write_bytes(russian.encode("windows-1251"))
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/")
+    pages = {r["url"].removeprefix(server.base_url): r for r in by_type(rows, "page")}
+    assert pages["/ru"]["title"] == "Новости"
+    assert "на русском языке" in pages["/ru"]["text"]
+    assert pages["/octet"]["content_type"] == "application/octet-stream"
+    assert pages["/octet"]["title"] == "Octet"
+    warnings = summary_of(tmp_path)["warnings"]
+    assert any("served as application/octet-stream" in w and "/octet" in w for w in warnings)

@@ -290,6 +290,45 @@ def test_undeclared_windows_1252_page_keeps_its_accents() -> None:
     assert decode(page.encode("cp1252")) == page
 
 
+RUSSIAN = (
+    "<html{lang}><head><title>Новости</title></head><body><article><h1>Главная страница</h1>"
+    "<p>Это обычная страница на русском языке, в ней нет объявления кодировки. Мы "
+    "проверяем, что текст читается правильно.</p></article></body></html>"
+)
+JAPANESE = (
+    "<html{lang}><head><title>ニュース</title></head><body><article><h1>ホームページ</h1>"
+    "<p>これは日本語のページです。文字コードの宣言がありません。正しく読めるか確認します。"
+    "</p></article></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("page", "encoding"),
+    [
+        (RUSSIAN, "windows-1251"),
+        (RUSSIAN, "koi8-r"),
+        (JAPANESE, "shift_jis"),
+        (JAPANESE, "euc-jp"),
+    ],
+)
+@pytest.mark.parametrize("lang", ["", ' lang="ru"', ' lang="ja"'])
+def test_undeclared_legacy_encodings_are_detected(page: str, encoding: str, lang: str) -> None:
+    # issue 16 item 6: a windows-1251 or Shift_JIS page with no charset anywhere came out
+    # as mojibake (decoded as windows-1252); the same page with a charset was right
+    html = page.format(lang=lang)
+    assert decode(html.encode(encoding)) == html
+    doc = extract(html.encode(encoding), URL)
+    assert doc.title in ("Новости", "ニュース")
+
+
+def test_a_language_hint_gives_the_locale_default_for_a_short_page() -> None:
+    # too few bytes for statistics: WHATWG's locale default for the page's language
+    html = '<html lang="ru"><p>Да</p></html>'
+    assert decode(html.encode("windows-1251")) == html
+    western = '<html lang="de"><p>Grüße</p></html>'
+    assert decode(western.encode("cp1252")) == western
+
+
 def test_undeclared_utf8_stays_utf8_even_with_a_stray_byte() -> None:
     page = "<p>Caf\u00e9 cr\u00e8me \u2013 na\u00efve \u65e5\u672c.</p>"
     assert extract(page.encode("utf-8"), URL).text == "Café crème \u2013 naïve 日本."

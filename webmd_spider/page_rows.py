@@ -6,6 +6,7 @@ first bytes) and fills the page row's derived figures. No Scrapy imports.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from webmd_spider.extract import Document
@@ -46,12 +47,25 @@ def classify_response(
     mime = (content_type or "").split(";", 1)[0].strip().lower()
     if is_binary(body):
         return "not-html", f"the body is a binary file (served as {mime or 'no content type'})"
+    if mime in UNTYPED and looks_like_html(body):
+        return None  # a server that labels everything octet-stream (issue 16 item 6)
     if mime and mime not in HTML_TYPES:
         return "not-html", f"the response is {mime}, not an HTML page"
     start = body.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()[:1]  # skip a UTF-8 BOM
     if not mime and start != b"<":
         return "not-html", "the response has no content type and does not look like HTML"
     return None
+
+
+#: Content types that say "some bytes" rather than what they are
+UNTYPED = ("application/octet-stream", "binary/octet-stream", "application/unknown")
+_HTML_START = re.compile(rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head)[\s>]", re.I | re.S)
+
+
+def looks_like_html(body: bytes) -> bool:
+    """Whether ``body`` plainly is an HTML document: it starts (after a UTF-8 byte order
+    mark, blanks and comments) with ``<!DOCTYPE html``, ``<html`` or ``<head``."""
+    return bool(_HTML_START.match(body[:4096].removeprefix(b"\xef\xbb\xbf")))
 
 
 def _non_http(location: str) -> bool:

@@ -134,13 +134,87 @@ def _utf8(body: bytes) -> tuple[str, bytes | None]:
         return body.decode("utf-8", "replace"), None
 
 
+#: WHATWG HTML § 13.2.3.2 (step 9, "suggested default encodings" by locale): the
+#: legacy encoding of a page whose language is one of these, when it declares none
+_LOCALE_DEFAULTS = {
+    **dict.fromkeys(("ru", "uk", "bg", "be", "sr", "mk", "kk", "ky", "tg"), "windows-1251"),
+    **dict.fromkeys(("pl", "cs", "sk", "hu", "sl", "hr", "ro", "bs"), "windows-1250"),
+    "ja": "shift_jis",
+    "zh-cn": "gb18030",
+    "zh": "gb18030",
+    "zh-tw": "big5",
+    "zh-hk": "big5",
+    "ko": "euc-kr",
+    "el": "windows-1253",
+    "tr": "windows-1254",
+    "he": "windows-1255",
+    "iw": "windows-1255",
+    "ar": "windows-1256",
+    "fa": "windows-1256",
+    "lt": "windows-1257",
+    "lv": "windows-1257",
+    "et": "windows-1257",
+    "vi": "windows-1258",
+    "th": "windows-874",
+}
+_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4})?)", re.I)
+#: what the detector reads of a page (it is only asked when nothing is declared and
+#: the bytes are not UTF-8: a rare path)
+_DETECT_BYTES = 32 * 1024
+_DETECT_MIN_NON_ASCII = 24
+_ASCII = bytes(range(128))
+#: Detector answers taken as they are: scripts whose single-byte or multi-byte legacy
+#: encodings cannot be told from windows-1252 by a default. A Latin answer (cp1250,
+#: latin-1, mac-roman...) is not trusted over windows-1252, WHATWG's default.
+_DETECTED_SCRIPTS = (
+    "cp1251", "koi8", "iso8859_5", "mac_cyrillic", "cp866", "cp855",
+    "shift_jis", "cp932", "euc_j", "iso2022_jp", "gb", "hz", "big5", "cp950",
+    "euc_kr", "cp949", "johab", "iso2022_kr",
+    "cp1253", "iso8859_7", "cp1255", "iso8859_8", "cp1256", "iso8859_6",
+    "cp874", "tis_620", "iso8859_11",
+)  # fmt: skip
+
+
+def _legacy_encoding(body: bytes) -> str:
+    """The legacy encoding of a page with no declared charset that is not UTF-8: what
+    charset-normalizer detects when it is a non-Latin script's encoding, else the
+    locale default of the page's ``<html lang>`` when the bytes decode in it, else
+    windows-1252."""
+    # The statistics of which bytes form which script are charset-normalizer's (a
+    # well-kept library; w3lib's html_to_unicode only calls a detector it is given).
+    import charset_normalizer
+
+    sample = body[:_DETECT_BYTES]
+    # a few non-ASCII bytes are too little to tell scripts apart ("Да" in windows-1251
+    # comes out as Big5): then only the language hint decides
+    if len(sample.translate(None, _ASCII)) >= _DETECT_MIN_NON_ASCII:  # non-ASCII bytes
+        best = charset_normalizer.from_bytes(sample).best()
+        if best is not None and best.encoding.startswith(_DETECTED_SCRIPTS):
+            return str(best.encoding)
+    found = _LANG.search(body[:4096])
+    if found:
+        lang = found.group(1).decode("ascii").lower().replace("_", "-")
+        default = _LOCALE_DEFAULTS.get(lang) or _LOCALE_DEFAULTS.get(lang.split("-")[0])
+        if default is not None:
+            try:
+                sample.decode(default)
+            except UnicodeDecodeError as exc:
+                if exc.start < len(sample) - 4:  # more than the sample's cut character
+                    return "cp1252"
+            return default
+    return "cp1252"
+
+
 def _detect(body: bytes) -> tuple[str, bytes | None]:
     """Decode a body that declares no charset (no BOM, header charset or <meta>).
 
     UTF-16/32 when the NUL bytes say so; otherwise what Scrapy's TextResponse does
     and WHATWG HTML § 13.2.3.2 "determining the character encoding" allows (frequency
-    analysis, then a locale default): UTF-8 when the bytes are valid UTF-8, else
-    windows-1252, that section's default for most locales. Valid UTF-8 costs one decode.
+    analysis, then a locale default): UTF-8 when the bytes are valid UTF-8, else the
+    page language's locale default or a detected non-Latin encoding
+    (:func:`_legacy_encoding`, issue 16 item 6: windows-1251 and Shift_JIS pages came
+    out as mojibake), else windows-1252, that section's default for most locales.
+    Valid UTF-8 costs one decode.
     """
     wide = _sniff_wide(body)
     if wide is not None:
@@ -153,7 +227,7 @@ def _detect(body: bytes) -> tuple[str, bytes | None]:
         # UTF-8): a UTF-8 page with a stray byte, or cut inside its last character.
         if not body[: exc.start].isascii():
             return body.decode("utf-8", "replace"), None
-    return to_unicode(body, "cp1252"), None
+    return to_unicode(body, _legacy_encoding(body)), None
 
 
 def _decode(body: bytes | str, encoding: str | None) -> tuple[str, bytes | None]:

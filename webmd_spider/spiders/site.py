@@ -100,6 +100,7 @@ from webmd_spider.options import (
 )
 from webmd_spider.page_rows import (
     AI_OPT_OUT,
+    UNTYPED,
     build_page_row,
     classify_response,
     interstitial,
@@ -207,6 +208,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._extract_pool: ExtractPool | None = None
         #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
         self.fleet: Any = None
+        #: websites whose octet-stream HTML pages were told about (_note_untyped)
+        self._untyped_noted: set[str] = set()
         #: when a page is done, for the resume journal and the fleet (else None)
         self.completion: PageCompletion | None = None
         self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
@@ -1186,6 +1189,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._missed(site)
             yield row
             return
+        if content_type and content_type.split(";")[0].strip().lower() in UNTYPED:
+            self._note_untyped(site, response.url, content_type)
         final = canonicalize(response.url)
         if final in site.emitted:
             self._duplicate(site, meta, key, f"same page as {response.url}")
@@ -1687,6 +1692,18 @@ class SiteSpider(SitemapDiscovery, Spider):
             site = self.ledger.sites.get(website or "")
             if site is not None and meta.get("redirect_urls") and self._stopped(site) is None:
                 self._missed(site)  # its URL was fetched (and redirected)
+
+    def _note_untyped(self, site: SiteState, url: str, content_type: str) -> None:
+        """An HTML page served as application/octet-stream is read as HTML: its row
+        keeps the served content_type, the run summary says so once per website."""
+        self.crawler.stats.inc_value("webmd/untyped_html")
+        if site.website in self._untyped_noted:
+            return
+        self._untyped_noted.add(site.website)
+        self.ledger.warn(
+            f"{site.website}: {url} is served as {content_type}, but its body is an HTML "
+            "document: read as HTML (so is any other such page of this website)"
+        )
 
     def _page_done(self, key: str, row_type: str | None) -> None:
         """A page's row is written and its links are queued (PageCompletion): mark it
