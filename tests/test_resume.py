@@ -142,3 +142,34 @@ def test_ctrl_c_then_resume_into_the_same_feed(slow_site: SiteServer, tmp_path: 
     # (the home page is, and must be: it is the start of the link crawl)
     again = set(fetched(slow_site, 0, split)) & set(fetched(slow_site, split))
     assert again <= {slow_site.url("/")}, again
+
+
+def test_a_resume_remembers_the_content_of_pages_written_before(tmp_path: Path) -> None:
+    # issue 16 item 4: after kill -9 and a resume, /index.html came out as a second page
+    # row with the content_hash of /, written by the first run (2 of 4 trials)
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "index.html").write_text(prose_page("Home", "/a.html", "/b.html", "/index.html"))
+    (root / "a.html").write_text(prose_page("Page A"))
+    (root / "b.html").write_text(prose_page("Page B"))
+    jobdir, first, second = tmp_path / "job", tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    one_at_a_time = ["-s", "CONCURRENT_REQUESTS=1", "-s", f"JOBDIR={jobdir}"]
+    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="tests.kill_settings")
+    with SiteServer(root) as server:
+        # the first run dies right after the row of /a.html: / is done, /index.html not
+        killed = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start={server.url('/')}",
+             "-O", str(first), *ARGS, *one_at_a_time, "-s", "KILL_AFTER_ROW=/a.html"],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+        assert server.url("/") in page_urls(read_rows(first))
+        assert server.url("/index.html") not in page_urls(read_rows(first))
+        done = scrapy_crawl(
+            "-a", f"start={server.url('/')}", "-o", str(second), *ARGS, *one_at_a_time
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    rows = [*read_rows(first), *read_rows(second)]
+    hashes = Counter(r["content_hash"] for r in rows if r["row_type"] == "page")
+    assert max(hashes.values()) == 1, hashes
+    assert sorted(page_urls(rows)) == sorted(server.url(p) for p in ("/", "/a.html", "/b.html"))

@@ -28,8 +28,8 @@ from typing import Any
 
 from webmd_spider.urls import canonicalize
 
-#: on_done(key, row_type): row_type of the page's last row written, or None (no row)
-DoneCallback = Callable[[str, str | None], None]
+#: on_done(key, row): the page's last row written, or None (no row)
+DoneCallback = Callable[[str, Any], None]
 
 
 def done_key(row: Any) -> str | None:
@@ -44,13 +44,13 @@ def done_key(row: Any) -> str | None:
 
 
 class PageCompletion:
-    """Per-page holds; ``on_done(key, row_type)`` when the last one is released."""
+    """Per-page holds; ``on_done(key, row)`` when the last one is released."""
 
     __slots__ = ("_holds", "_on_done", "_rows")
 
     def __init__(self, on_done: DoneCallback) -> None:
         self._holds: dict[str, int] = {}
-        self._rows: dict[str, str] = {}  # key -> row type of a row written
+        self._rows: dict[str, Any] = {}  # key -> a row written
         self._on_done = on_done
 
     def __len__(self) -> int:
@@ -73,12 +73,12 @@ class PageCompletion:
         del self._holds[key]
         self._on_done(key, self._rows.pop(key, None))
 
-    def row_settled(self, key: str, row_type: str | None) -> None:
-        """A row of ``key`` was written (``row_type``) or dropped (None). Releases the
-        row's hold; a page with no hold at all is done at once."""
+    def row_settled(self, key: str, row: Any) -> None:
+        """A row of ``key`` was written (``row``) or dropped (None). Releases the row's
+        hold; a page with no hold at all is done at once."""
         if key not in self._holds:
-            self._on_done(key, row_type)
+            self._on_done(key, row)
             return
-        if row_type is not None:
-            self._rows[key] = row_type
+        if row is not None:
+            self._rows[key] = row
         self.release(key)

@@ -10,7 +10,8 @@ is append-only and unbuffered (one ``write`` per line, so a kill leaves at most 
 torn last line, which is skipped), and records
 
 * ``["Q", canonical, url, depth, via, website]`` when a page request is scheduled,
-* ``["D", canonical, row_type]`` after that page's row reached the feed,
+* ``["D", canonical, row_type]`` after that page's row reached the feed (and its links
+  were queued), with a page row's ``content_hash`` as a fourth value,
 * ``["O"]`` when a run starts and ``["C"]`` when it closes cleanly: a journal whose last
   line is not ``["C"]`` belongs to a run that was killed, whose Scrapy queue on disk is
   stale (queuelib's disk queues save their read/write positions only on close, so a
@@ -51,6 +52,7 @@ class CrawlJournal:
         #: what earlier runs recorded (this run's own lines are only written)
         self.queued: dict[str, QueuedUrl] = {}
         self.done: dict[str, str] = {}  # canonical URL -> row type of its row
+        self.content: dict[str, str] = {}  # canonical URL -> content_hash of its page row
         self.torn_lines = 0
         #: the last run recorded here closed cleanly (or there was none)
         self.clean = True
@@ -77,6 +79,8 @@ class CrawlJournal:
                         )
                     elif kind == "D":
                         self.done[entry[1]] = entry[2]
+                        if len(entry) > 3 and entry[3]:
+                            self.content[entry[1]] = str(entry[3])
                 except (ValueError, TypeError, IndexError):
                     self.torn_lines += 1  # a line cut by a kill: its URL is simply pending
         if self.torn_lines:
@@ -95,9 +99,13 @@ class CrawlJournal:
         what this run queues is not kept in memory (the spider's own sets hold it)."""
         self._append(["Q", item.canonical, item.url, item.depth, item.via, item.website])
 
-    def finish(self, canonical: str, row_type: str) -> None:
-        """Record that ``canonical`` has its row in the feed (or needs none)."""
-        self._append(["D", canonical, row_type])
+    def finish(self, canonical: str, row_type: str, content_hash: str | None = None) -> None:
+        """Record that ``canonical`` has its row in the feed (or needs none); a page
+        row's ``content_hash`` is kept for the content-duplicate check of a resume."""
+        entry: list[object] = ["D", canonical, row_type]
+        if content_hash:
+            entry.append(content_hash)
+        self._append(entry)
 
     def pending(self, website: str) -> list[QueuedUrl]:
         """URLs of ``website`` queued by an earlier run and not done, in queue order."""

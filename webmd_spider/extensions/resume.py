@@ -53,4 +53,4 @@ class ResumeJournal:
         completion = getattr(spider, "completion", None)
         if key is None or completion is None:
             return
-        completion.row_settled(key, item.row_type if written else None)
+        completion.row_settled(key, item if written else None)

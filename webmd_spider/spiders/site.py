@@ -862,6 +862,9 @@ class SiteSpider(SitemapDiscovery, Spider):
                 site.seen_raw.add(queued.url)
                 if canonical in self.journal.done:
                     site.emitted.add(canonical)
+                    # issue 16 item 4: /index.html was written again after a resume as a
+                    # copy of / (same content_hash), the duplicate check had forgotten /
+                    self._remember_content(site, self.journal.content.get(canonical), canonical)
                     if self.journal.done[canonical] == "diagnostic":
                         site.misses += 1  # the failure budget spans the resumed runs
         site.resumed_pages = self.journal.done_pages(site.website)
@@ -1705,11 +1708,13 @@ class SiteSpider(SitemapDiscovery, Spider):
             "document: read as HTML (so is any other such page of this website)"
         )
 
-    def _page_done(self, key: str, row_type: str | None) -> None:
+    def _page_done(self, key: str, row: Row | None) -> None:
         """A page's row is written and its links are queued (PageCompletion): mark it
-        done in the journal (when it has a row) and take it off the in-flight list."""
-        if self.journal is not None and row_type is not None:
-            self.journal.finish(key, row_type)
+        done in the journal (when it has a row, with a page's content hash: a resumed
+        run still knows its content duplicates) and take it off the in-flight list."""
+        if self.journal is not None and row is not None:
+            content = row.content_hash if row.row_type == "page" else None
+            self.journal.finish(key, row.row_type, content)
         if self.fleet is not None:
             self.fleet.finished(key)  # no longer in flight: a dead worker's rescue skips it
 
