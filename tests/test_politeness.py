@@ -13,7 +13,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from webmd_spider.demo.server import SiteServer
 from webmd_spider.politeness import backoff, delay_and_jitter, parse_host_delay, parse_retry_after
 
-from .crawling import by_type, crawl, summary_of
+from .crawling import by_type, crawl, crawl_with_stats, summary_of
 
 WORDS = " ".join(f"w{i}" for i in range(40))
 Serve = Callable[[Path], SiteServer]
@@ -126,3 +126,96 @@ async def test_robots_txt_answering_429_disallows_the_site(
     assert not by_type(rows, "page")
     assert server.hits("/") == 0 and server.hits("/p0.html") == 0
     assert by_type(rows, "diagnostic")[0]["error_type"] == "blocked"
+
+
+class _CountingServer:
+    """A site of linked pages whose handler counts the requests it is serving at once;
+    with ``slow``, every page ending in 7 takes 1.5 s (past a 1 s download timeout)."""
+
+    def __init__(self, slow: bool = True) -> None:
+        import http.server
+        import threading
+
+        self.lock = threading.Lock()
+        self.serving = self.peak = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                with outer.lock:
+                    outer.serving += 1
+                    outer.peak = max(outer.peak, outer.serving)
+                try:
+                    outer.answer(self)
+                finally:
+                    with outer.lock:
+                        outer.serving -= 1
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.slow = slow
+
+    def answer(self, handler: Any) -> None:
+        import time
+
+        path = handler.path
+        time.sleep(1.5 if self.slow and path.endswith("7.html") else 0.05)
+        if path == "/robots.txt" or path.startswith("/sitemap"):
+            handler.send_response(404)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        number = 0 if path == "/" else int(path.strip("/").split(".")[0])
+        links = "".join(f'<a href="/{number * 10 + i}.html">p</a>' for i in range(1, 11))
+        body = (
+            f"<html><head><title>P{number}</title></head><body><main><h1>P{number}</h1>"
+            f"<p>{'word ' * 60}</p>{links if number < 6 else ''}</main></body></html>"
+        ).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html; charset=utf-8")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+
+@deferred_f_from_coro_f
+async def test_a_timed_out_download_keeps_its_place_in_the_concurrency_limit(
+    tmp_path: Path,
+) -> None:
+    # issue 16 item 8: five requests were being served at once for max_concurrency 4: a
+    # download given up on time freed its slot while the server still worked on it
+    server = _CountingServer()
+    try:
+        settings = {"DOWNLOAD_TIMEOUT": 1, "RETRY_TIMES": 0}
+        rows, _ = await crawl_with_stats(
+            tmp_path, settings, start=server.base_url + "/", max_concurrency="4", max_pages="40"
+        )
+    finally:
+        server.server.shutdown()
+    timeouts = [r for r in by_type(rows, "diagnostic") if r["error_type"] == "timeout"]
+    assert timeouts, "the slow pages timed out"
+    assert server.peak <= 4
+
+
+@deferred_f_from_coro_f
+async def test_each_website_keeps_its_concurrency_in_a_crawl_of_several(tmp_path: Path) -> None:
+    # issue 16 item 8, the cause: with no download delay Scrapy 2.19 started every request
+    # queued in a slot (scrapy/scrapy#6982), so one website could take the crawl's whole
+    # CONCURRENT_REQUESTS (here 2 websites x 2 = 4)
+    one, two = _CountingServer(slow=False), _CountingServer(slow=False)
+    try:
+        rows = await crawl(
+            tmp_path, start=f"{one.base_url}/ {two.base_url}/", max_concurrency="2",
+            max_pages="30",
+        )  # fmt: skip
+    finally:
+        one.server.shutdown()
+        two.server.shutdown()
+    assert len(by_type(rows, "page")) == 60
+    assert one.peak <= 2 and two.peak <= 2, (one.peak, two.peak)

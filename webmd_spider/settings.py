@@ -72,6 +72,8 @@ REQUEST_FINGERPRINTER_CLASS = "webmd_spider.fingerprint.CanonicalUrlFingerprinte
 CONCURRENT_ITEMS = 16
 
 # --- components ------------------------------------------------------------------
+# per-slot concurrency (a website's max_concurrency) enforced: see downloader.py
+DOWNLOADER = "webmd_spider.downloader.SlotLimitedDownloader"
 DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
     "webmd_spider.downloadermiddlewares.ssrf.SsrfGuardMiddleware": 55,
@@ -86,8 +88,7 @@ DOWNLOADER_MIDDLEWARES = {
 }
 # Depth is ours (`max_depth`, the shortest link distance from the start URLs, in the
 # request's `webmd_depth`); Scrapy's DepthMiddleware would only count it a second time,
-# on every request the spider yields.
-# Depth is the spider's own (max_depth), and so is URL length: TrapPolicy.max_url_length
+# on every request the spider yields. So is URL length: TrapPolicy.max_url_length
 # (2,000) refuses longer URLs as a counted rejection before UrlLengthMiddleware's 2,083
 # would drop them without a trace. Off, it cannot drop a link a page of a resumable
 # crawl waits for (completion.py).

@@ -16,6 +16,14 @@
   still queued when its website stops is a fetched URL too, which the spider reports
   with a ``blocked`` row rather than as not fetched.
 
+* A download given up on time (DOWNLOAD_TIMEOUT) frees Scrapy's slot at once, but the
+  server is still working on it: the next request went out beside it, and five were in
+  flight to a website whose ``max_concurrency`` is 4 (issue 16 item 8). The abandoned
+  request keeps its place: the slot's concurrency is one lower for twice the time the
+  download was given (a server that answers within that has finished), then restored.
+  Lowered just before the timeout fires (SLOT_HOLD_MARGIN): Scrapy frees the slot and
+  starts the next transfer before any middleware hears of the timeout.
+
 Reads the spider's ``ledger``, ``options`` (max_run_secs) and ``crawl_delays``.
 Scrapy's RetryMiddleware must not also retry 429/503 (settings drop them from
 RETRY_HTTP_CODES).
@@ -25,12 +33,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from typing import Any, Self
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DownloadTimeoutError, IgnoreRequest
 from scrapy.http import Response
+from twisted.internet import error as tx_error
 
 from webmd_spider.politeness import (
     MAX_REFUSALS_PER_SITE,
@@ -42,6 +52,11 @@ from webmd_spider.politeness import (
 )
 
 REFUSAL_STATUSES = (429, 503)
+#: the exceptions of a download given up on time (spiders/failures.py classifies them)
+TIMEOUTS = (DownloadTimeoutError, tx_error.TimeoutError, TimeoutError)
+#: how long before a download's timeout its slot place is held (at most a quarter of
+#: the timeout)
+SLOT_HOLD_MARGIN = 0.25
 
 
 class PolitenessMiddleware:
@@ -51,6 +66,9 @@ class PolitenessMiddleware:
         self.crawler = crawler
         #: website -> time.monotonic() before which none of its requests is sent
         self.not_before: dict[str, float] = {}
+        self.timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 180)
+        #: requests whose slot holds a place for them (lowered concurrency) -> the slot
+        self._held: weakref.WeakKeyDictionary[Request, Any] = weakref.WeakKeyDictionary()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -64,6 +82,8 @@ class PolitenessMiddleware:
         site = request.meta.get("webmd_site")
         if not site:
             return
+        if request.meta.get("webmd_kind") != "summary":
+            self._watch_timeout(request)
         wait = self.not_before.get(site, 0.0) - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
@@ -86,7 +106,48 @@ class PolitenessMiddleware:
             if slot.delay < wanted:
                 slot.delay = wanted
 
+    def _watch_timeout(self, request: Request) -> None:
+        """Lower the slot's concurrency just before ``request`` would time out, if it is
+        still being transferred then (see the module docstring)."""
+        timeout = float(request.meta.get("download_timeout", self.timeout))
+        slot_key = str(request.meta.get("download_slot") or request.meta.get("webmd_site"))
+        engine = self.crawler.engine
+
+        def lower() -> None:
+            slot = engine.downloader.slots.get(slot_key) if engine is not None else None
+            if slot is None or request not in slot.transferring or slot.concurrency <= 1:
+                return  # answered (or redirected) meanwhile, or one at a time anyway
+            slot.concurrency -= 1
+            self._held[request] = slot
+
+        margin = min(SLOT_HOLD_MARGIN, timeout / 4)
+        asyncio.get_running_loop().call_later(max(0.0, timeout - margin), lower)
+
+    def _release_slot(self, request: Request, after: float) -> None:
+        slot = self._held.pop(request, None)
+        if slot is None:
+            return
+
+        def restore() -> None:
+            slot.concurrency += 1
+
+        if after <= 0:
+            restore()
+        else:
+            asyncio.get_running_loop().call_later(after, restore)
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        """A timed-out download keeps its place in its slot a while (module docstring);
+        RetryMiddleware (below) still decides about retrying it."""
+        if not isinstance(exception, TIMEOUTS):
+            self._release_slot(request, 0)
+            return
+        if request in self._held and self.crawler.stats is not None:
+            self.crawler.stats.inc_value("webmd/timeouts_held_in_slot")
+        self._release_slot(request, 2 * float(request.meta.get("download_timeout", self.timeout)))
+
     def process_response(self, request: Request, response: Response) -> Request | Response:
+        self._release_slot(request, 0)  # answered just before its timeout: no hold
         site_key = request.meta.get("webmd_site")
         spider = self.crawler.spider
         ledger = getattr(spider, "ledger", None)

@@ -23,7 +23,6 @@ from scrapy.exceptions import (
     DownloadCancelledError,
     DownloadConnectionRefusedError,
     DownloadFailedError,
-    DownloadTimeoutError,
     IgnoreRequest,
     ResponseDataLossError,
     UnsupportedURLSchemeError,
@@ -32,10 +31,11 @@ from twisted.internet import error as tx_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed
 
+from webmd_spider.downloadermiddlewares.politeness import TIMEOUTS
 from webmd_spider.downloadermiddlewares.redirect_guard import OFFSITE_REDIRECT
 from webmd_spider.http_handler import ResponseHeadersTooLarge
 
-_TIMEOUTS = (DownloadTimeoutError, tx_error.TimeoutError, TimeoutError)
+_TIMEOUTS = TIMEOUTS
 _UNREACHABLE = (
     CannotResolveHostError,
     DownloadConnectionRefusedError,
