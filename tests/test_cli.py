@@ -147,3 +147,19 @@ def test_a_binary_start_file_is_refused_without_echoing_it(tmp_path: Path) -> No
         done.stderr
     )
     assert "Traceback" not in done.stderr and len(done.stderr) < 20_000
+
+
+def test_a_bare_localhost_start_logs_its_failed_tls_probe_at_info(
+    basic_site: SiteServer, tmp_path: Path
+) -> None:
+    # issue 16 item 12: probing https on a plain-HTTP server logged two ERROR lines
+    port = basic_site.base_url.rsplit(":", 1)[1]
+    done = scrapy_crawl(
+        "-a", f"start=localhost:{port}", "-a", "max_pages=2", "-O", str(tmp_path / "r.jsonl"),
+        "-s", "WEBMD_SSRF_ALLOWLIST=localhost", "-s", "LOG_LEVEL=INFO", timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Gave up retrying <GET https://localhost" in done.stderr  # the probe, at INFO
+    assert not [line for line in done.stderr.splitlines() if "] ERROR:" in line]
+    assert "'log_count/ERROR'" not in done.stderr
+    assert read_rows(tmp_path / "r.jsonl")[0]["row_type"] == "page"

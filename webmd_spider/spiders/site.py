@@ -243,6 +243,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             logger.error("Cannot start the crawl: %s", exc)
             _quiet_asyncio_about(exc)
             raise
+        _quiet_probe_failures()
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
         crawler.signals.connect(spider._on_scheduled, signal=signals.request_scheduled)
@@ -2039,6 +2040,29 @@ def _content_key(content_hash: str | None) -> bytes | None:
         return bytes.fromhex(digest)
     except ValueError:
         return content_hash.encode("utf-8")
+
+
+def _probe_failure_as_info(record: logging.LogRecord) -> bool:
+    """A logging filter: RetryMiddleware's "Gave up retrying" for a robots.txt probe
+    that has a next candidate (``https://host`` first, then ``http://``) is INFO, not
+    ERROR: a failed TLS probe of a plain-HTTP server is expected (issue 16 item 12)."""
+    args = record.args
+    request = args.get("request") if isinstance(args, dict) else None
+    meta = getattr(request, "meta", None)
+    if (
+        record.levelno > logging.INFO
+        and meta is not None
+        and meta.get("webmd_kind") == "robots"
+        and len(meta.get("webmd_candidates") or ()) > 1
+    ):
+        record.levelno, record.levelname = logging.INFO, "INFO"
+    return True
+
+
+def _quiet_probe_failures() -> None:
+    retry_logger = logging.getLogger("scrapy.downloadermiddlewares.retry")
+    if _probe_failure_as_info not in retry_logger.filters:
+        retry_logger.addFilter(_probe_failure_as_info)
 
 
 def _quiet_asyncio_about(exc: BaseException) -> None:
