@@ -507,9 +507,12 @@ def test_a_symlink_inside_the_tree_is_never_followed(tmp_path: Path) -> None:
     (failed,) = meta(out, "failed.json")
     assert failed["url"] == page and failed["error_type"] == "unsafe-path"
     assert page not in meta(out, "manifest.json")["pages"]
-    # the staged page waits; once the symlink is gone, the next run places it
+    # nothing is left in staging (issue 16 item 12); the next run writes it again
+    assert not (out / ".webmd" / "staging").exists()
     (out / "evil").unlink()
     write_run(out)
+    assert files_under(out) == {"ok.md"}
+    write_run(out, {page: "secret"})
     assert files_under(out) == {"ok.md", "evil/page.md"}
     assert meta(out, "failed.json") == []
 

@@ -67,7 +67,8 @@ removals) plus pages the tree could not place (``error_type`` ``unsafe-path`` or
 open (a run killed with ``kill -9``, or one still running), or the manifest is missing
 or unreadable, the manifest is rebuilt from the tree itself: every ``.md`` file whose
 frontmatter has a ``url:`` is that URL's file. Staged files left by a killed run are
-adopted (they are newer than the tree) and placed at this run's close. Stale temporary
+adopted (they are newer than the tree) and placed at this run's close. A page that
+cannot be placed (``unsafe-path``, ``write-error``) leaves nothing in staging. Stale temporary
 files (``.<name>.tmp-<pid>``) in ``.webmd`` and staging are deleted at open.
 
 Safety
@@ -856,7 +857,13 @@ class TreeWriter:
             self.report.moved += 1
 
     def _block(self, url: str, error_type: str, error: str) -> None:
-        """A page that could not be placed: listed as failed, its staged file kept."""
+        """A page that could not be placed: listed as failed, its staged file removed
+        (issue 16 item 12: it stayed in staging after a normal run). The row in the
+        feed has its Markdown; the tree does not know the page, so a later run (an
+        incremental one too) writes it again."""
+        staged = self._staged.get(url)
+        if staged is not None:
+            _unlink_quietly(staged.file)
         self._manifest.pop(url, None)
         self.report.blocked += 1
         logger.warning("Markdown tree: %s not written: %s", url, error)
