@@ -71,6 +71,11 @@ async def test_crawl_delay_is_applied(serve_site: Serve, tmp_path: Path) -> None
     assert len(by_type(rows, "page")) == 4
     gaps = page_gaps(server)
     assert min(gaps) >= 0.95, gaps
+    # issue 16 item 12: the first request after robots.txt came 1.98 s after it under a
+    # Crawl-delay of 2 (every request of the website counts, robots.txt too)
+    robots = next(r.at for r in server.requests if r.path == "/robots.txt")
+    after = min(r.at for r in server.requests if r.path != "/robots.txt")
+    assert after - robots >= 1.0, after - robots
 
 
 @deferred_f_from_coro_f
