@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import Settings
 
+from webmd_spider import extract_pool
 from webmd_spider.demo.server import SiteServer
 from webmd_spider.spiders.site import SiteSpider
 
@@ -127,3 +129,21 @@ async def crawl_with_stats(
     await runner.crawl(crawler, **args)
     stats = crawler.stats.get_stats() if crawler.stats is not None else {}
     return (read_rows(out) if out.exists() else []), stats
+
+
+def record_workers(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen[bytes]]:
+    """Record the processes ``subprocess.Popen`` starts from now on (for the rest of the
+    test; in an in-process crawl: its extraction processes), in start order. Their
+    ``returncode`` tells how each ended: ``-SIGKILL`` killed by the pool (what it does to
+    a worker still on a page at its close or past its deadline), 0 it ran out of work and
+    exited. How a worker ended is counted evidence; how long the close took is not
+    (issue 16: the suite must hold on a busy machine)."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    class Recorded(subprocess.Popen[bytes]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(extract_pool.subprocess, "Popen", Recorded)
+    return started

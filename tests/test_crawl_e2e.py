@@ -124,10 +124,12 @@ async def test_links_site_is_crawled_breadth_first_to_max_depth(
 
 @deferred_f_from_coro_f
 async def test_page_budget_stops_the_site(basic_site: SiteServer, tmp_path: Path) -> None:
-    rows = await crawl(tmp_path, start=basic_site.base_url + "/", max_pages="3")
-    assert len(by_type(rows, "page")) == 3
+    # 5, not 3: the site's sitemap lists 3 URLs that give diagnostics, and max_pages of
+    # those would stop it on failure_budget first when they happen to come first
+    rows = await crawl(tmp_path, start=basic_site.base_url + "/", max_pages="5")
+    assert len(by_type(rows, "page")) == 5
     (site,) = by_type(rows, "site")
-    assert site["stop_reason"] == "page_budget" and site["pages_extracted"] == 3
+    assert site["stop_reason"] == "page_budget" and site["pages_extracted"] == 5
     summary = summary_of(tmp_path)
     assert summary["stop_reason"] == "page_budget"
     assert summary["not_fetched_counts"]["page_budget"] >= 1
@@ -163,8 +165,16 @@ async def test_time_budget_ends_the_run_and_keeps_rows(
     assert site["stop_reason"] == "time_budget"
     summary = summary_of(out)
     assert summary["stop_reason"] == "time_budget"
-    assert summary["elapsed_secs"] < 2 + 12
-    assert summary["not_fetched_counts"].get("time_budget", 0) >= 1
+    # issue 16: the suite must hold on a busy machine, so the end of the run is checked
+    # by what the server was asked, not by the run's time: fetching every leaf takes 12 s
+    # (40 x 0.6 s, two at a time), and the 2 s budget dropped the leaves never asked for
+    served = sum(server.hits(f"/p{i}.html") for i in range(40))
+    not_fetched = summary["not_fetched_counts"].get("time_budget", 0)
+    assert served < 40 and not_fetched >= 1
+    # every leaf is a page row, a duplicate of one (their bodies are alike) or counted as
+    # not fetched, once
+    duplicates = summary["rejected_counts"].get("duplicate", 0)
+    assert len(pages) - 1 + duplicates + not_fetched == 40
 
 
 @deferred_f_from_coro_f

@@ -3,16 +3,19 @@ redirects that leave scope, robots failures, depth races."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from scrapy import Request, signals
+from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
+from webmd_spider.downloadermiddlewares.budget import BUDGET_SLACK_SECS
+from webmd_spider.spiders.site import STOP_GRACE_SECS, SiteSpider
 
-from .crawling import by_type, crawl, prose_page, summary_of, urlset
+from .crawling import by_type, crawl, project_settings, prose_page, read_rows, summary_of, urlset
 from .crawling import write_site as build
 
 WORDS = " ".join(f"w{i}" for i in range(40))
@@ -44,12 +47,14 @@ async def test_time_budget_drops_requests_waiting_for_a_download_delay(
     site = build(tmp_path / "s", {f"p{i}.html": page() for i in range(20)})
     server = serve_site(site)
     starts = ",".join(f"{server.base_url}/p{i}.html" for i in range(20))
-    began = time.monotonic()
     # robots.txt at 0 s, then one page every 1.2 s: two or three pages before the budget
     slow = {"DOWNLOAD_DELAY": 1.2, "DOWNLOAD_DELAY_JITTER": 0}
     rows = await crawl(tmp_path, slow, start=starts, max_run_secs="3")
-    assert time.monotonic() - began < 10
     assert 1 <= len(by_type(rows, "page")) <= 3
+    # the requests waiting for their delay were dropped at the budget, not sent one by
+    # one through its grace: the server saw only the pages sent before it (counted, not
+    # timed: issue 16, the suite must hold on a busy machine)
+    assert sum(server.hits(f"/p{i}.html") for i in range(20)) <= 3
     (site_row,) = by_type(rows, "site")
     assert site_row["stop_reason"] == "time_budget"
     summary = summary_of(tmp_path)
@@ -96,7 +101,7 @@ async def test_three_levels_of_sitemap_indexes(serve_site: Serve, tmp_path: Path
     )
     server = serve_site(site)
     rows = await crawl(tmp_path, start=server.base_url + "/")
-    assert paths(server, rows) == ["/", "/p.html"]
+    assert sorted(paths(server, rows)) == ["/", "/p.html"]
     assert by_type(rows, "site")[0]["discovery"] == "sitemap"
 
 
@@ -211,12 +216,32 @@ async def test_a_hanging_server_cannot_hold_the_end_of_the_run(
         routes={"/hang.html": {"delay": 40, "body": page()}},
     )
     server = serve_site(site)
-    began = time.monotonic()
-    rows = await crawl(tmp_path, start=server.base_url + "/", max_run_secs="2")
-    assert time.monotonic() - began < 9, "ends within seconds of the budget, not DOWNLOAD_TIMEOUT"
+    runner = AsyncCrawlerRunner(
+        project_settings(FEEDS={str(tmp_path / "rows.jsonl"): {"format": "jsonl"}})
+    )
+    crawler = runner.create_crawler(SiteSpider)
+    timeouts: dict[str, float] = {}
+
+    def reached(request: Request) -> None:
+        timeouts[request.url.removeprefix(server.base_url)] = request.meta["download_timeout"]
+
+    crawler.signals.connect(reached, signal=signals.request_reached_downloader)
+    await runner.crawl(crawler, start=server.base_url + "/", max_run_secs="2")
+    rows = read_rows(tmp_path / "rows.jsonl")
     assert {p for p in paths(server, rows)} == {"/", "/ok.html"}
     (site_row,) = by_type(rows, "site")
     assert site_row["stop_reason"] == "time_budget"
+    # the end comes within seconds of the budget, not after DOWNLOAD_TIMEOUT (which alone
+    # would hold the run past the budget and its grace): checked by the timeout the
+    # download was given, not by the run's time (issue 16: the suite must hold on a busy
+    # machine)
+    assert crawler.settings.getfloat("DOWNLOAD_TIMEOUT") > 2 + STOP_GRACE_SECS
+    assert timeouts["/hang.html"] <= 2 + BUDGET_SLACK_SECS
+    assert server.hits("/hang.html") == 0  # never answered: given up, not waited for
+    not_fetched = summary_of(tmp_path)["not_fetched"]
+    assert {"url": server.url("/hang.html"), "reason": "time_budget"} in [
+        {k: e[k] for k in ("url", "reason")} for e in not_fetched
+    ]
 
 
 @deferred_f_from_coro_f

@@ -279,15 +279,18 @@ def test_nightly_recrawl_locks_and_recrawls_incrementally(
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        began = time.monotonic()
+        asked = len(demo_site.requests)
         locked = _run(start, env, tmp_path)
-        elapsed = time.monotonic() - began
     finally:
         os.close(fd)  # releases the lock
     assert locked.returncode == EXIT_LOCKED, locked.stdout + locked.stderr
     assert "already running" in locked.stderr
     assert f"pid {os.getpid()}" in locked.stderr
-    assert elapsed < 10, f"took {elapsed:.1f} s: it should not have crawled"
+    # it did not crawl: not one request reached the site, no Scrapy log was started
+    # (counted, not timed: issue 16, the suite must hold on a busy machine)
+    assert len(demo_site.requests) == asked, [r.path for r in demo_site.requests[asked:]]
+    assert list((tmp_path / "var" / "logs").glob("*.log")) == [log]
+    assert "crawling" not in locked.stdout
     assert _feeds(tmp_path) == [feed]  # nothing crawled, nothing written
 
     # 3. the next run: the same pages come back `unchanged`, their files untouched

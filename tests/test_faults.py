@@ -1,6 +1,6 @@
 """Fault injection: one crawl of a hostile fault site spread over several local ports
 (each port is a website of its own), then one test per fault on its rows, counters,
-the servers' request logs, the run time and the child process's peak memory.
+the servers' request logs, how the run ended and the child process's peak memory.
 
 Already covered elsewhere, not repeated here: robots.txt 5xx (test_robots), redirect
 chains over REDIRECT_MAX_TIMES and hanging servers past the budget (test_crawl_edges),
@@ -20,7 +20,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,7 +36,10 @@ from .crawling import REPO, by_type, read_rows
 WORDS = " ".join(f"word{i}" for i in range(40))
 MAX_SITEMAP_URLS = 30
 BIG_SITEMAP_URLS = 60_000
-RUN_BUDGET_SECS = 25  # max_run_secs: the crawl must end on its own well before
+#: max_run_secs: the crawl must end on its own well before (about 11 s on a 2-core
+#: machine; room for a busy one, issue 16). Under robots_retry_secs (30) + the spider's
+#: ROBOTS_RETRY_MARGIN_SECS (10): rdrop's robots.txt is not asked again in the run.
+RUN_BUDGET_SECS = 35
 #: Measured 136-318 MB on this 2-core machine, once 462 MB (the 60,000-URL sitemap and
 #: the 50 MB capped sitemap bomb dominate, more when they are handled at the same time:
 #: sitemaps are now read lazily, two in flight, so both bodies can be alive together). An
@@ -172,7 +174,6 @@ class Run:
     servers: dict[str, SiteServer]
     rows: list[dict[str, Any]]
     summary: dict[str, Any]
-    elapsed: float
     peak_rss_mb: float
     returncode: int
     stderr: str
@@ -261,18 +262,15 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             "-s", "LOG_LEVEL=WARNING",
             "-O", str(out),
         ]  # fmt: skip
-        began = time.monotonic()
         done = subprocess.run(
             command, cwd=REPO, env=env, capture_output=True, text=True, timeout=90, check=False
         )
-        elapsed = time.monotonic() - began
         peak = [ln for ln in done.stderr.splitlines() if ln.startswith("PEAK_RSS_KB=")]
         summary_path = out.with_name(out.name + ".summary.json")
         yield Run(
             servers=servers,
             rows=read_rows(out) if out.exists() else [],
             summary=json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {},
-            elapsed=elapsed,
             peak_rss_mb=int(peak[-1].split("=")[1]) / 1024 if peak else float("inf"),
             returncode=done.returncode,
             stderr=done.stderr,
@@ -287,8 +285,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
 
 def test_the_run_ends_on_its_own_within_budget_and_memory(run: Run) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
-    assert run.elapsed < RUN_BUDGET_SECS, "ended on its own, not by the time budget"
+    # ended on its own, not by the time budget: said by the summary and every site row,
+    # not by the run's time (issue 16: the suite must hold on a busy machine)
     assert run.summary["stop_reason"] == "finished"
+    assert run.summary["spider_close_reason"] == "finished"
+    assert "time_budget" not in run.summary["not_fetched_counts"]
+    for name in ("main", "r404", "rhop", "rdrop", "big"):
+        assert run.site_row(name)["stop_reason"] != "time_budget", name
     assert run.peak_rss_mb < PEAK_RSS_LIMIT_MB
     assert "Traceback" not in run.stderr, run.stderr[-3000:]
 

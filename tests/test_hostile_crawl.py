@@ -4,15 +4,16 @@ links against a small page budget, the time budget with pages still being proces
 dead-link floods, identical pages and soft-404 mazes, loops and links with credentials.
 
 Each test asserts the rows, the counters of the site row and the run summary, and that
-the run ends (and how soon). Static sites use ``SiteServer``; sites whose pages are
-generated (hubs, mazes) use :class:`ScenarioServer`, a handler function on a
-``ThreadingHTTPServer``."""
+the run ends, bounded by counted work (requests, queued requests, rows), never by its
+time (issue 16: the suite must hold on a busy machine). Static sites use ``SiteServer``;
+sites whose pages are generated (hubs, mazes) use :class:`ScenarioServer`, a handler
+function on a ``ThreadingHTTPServer``."""
 
 from __future__ import annotations
 
 import random
+import signal
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,7 +26,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from webmd_spider.demo.server import SiteServer
 from webmd_spider.spiders.site import QUEUE_FACTOR
 
-from .crawling import by_type, crawl, crawl_with_stats, page_urls, summary_of
+from .crawling import by_type, crawl, crawl_with_stats, page_urls, record_workers, summary_of
 from .crawling import write_site as write
 
 Serve = Callable[[Path], SiteServer]
@@ -185,9 +186,7 @@ async def test_redirect_loops_end_as_rows_and_links_with_credentials_are_refused
     with_credentials = server.url("/ok.html").replace("http://", "http://user:secret@")
     links = ["/ra.html", "/self.html", "/loop-a", "/news.html", with_credentials, "/ok.html"]
     write(tmp_path / "s", {"index.html": page("Home", *links)})
-    began = time.monotonic()
     rows = await crawl(tmp_path, start=server.url("/"))
-    assert time.monotonic() - began < 20
     diagnostics = {r["url"].removeprefix(server.base_url): r for r in by_type(rows, "diagnostic")}
     assert set(diagnostics) == {"/ra.html", "/self.html", "/loop-a"}
     for row in diagnostics.values():
@@ -202,6 +201,10 @@ async def test_redirect_loops_end_as_rows_and_links_with_credentials_are_refused
     assert server.hits("/ra.html") == 2 and server.hits("/rb.html") == 1
     assert server.hits("/self.html") == 2 and server.hits("/news.html") == 2
     assert server.hits("/loop-a") == 2 and server.hits("/loop-b") == 1
+    # and nothing else was asked: the loops end by what they cost, counted (issue 16: the
+    # suite must hold on a busy machine, so no test times a run)
+    asked = [r.path for r in server.requests if r.path != "/robots.txt" and "sitemap" not in r.path]
+    assert len(asked) == 1 + 2 + 2 + 1 + 2 + 2 + 1 + 1, asked  # / ra rb self news loops ok
     assert sorted(page_urls(rows)) == [server.url(p) for p in ("/", "/news.html", "/ok.html")]
     rejected = summary_of(tmp_path)["rejected"]
     assert [(e["url"], e["reason"]) for e in rejected] == [(with_credentials, "userinfo")]
@@ -226,7 +229,11 @@ async def test_a_canonical_pointing_at_an_unseen_page_does_not_hide_it(
         "p5.html": page("Page five", head='<link rel="canonical" href="/p2.html">'),
     }
     server = serve_site(write(tmp_path / "s", files))
-    rows = await crawl(tmp_path, start=server.url("/"), max_depth="4")
+    # one request at a time: p1 is written before p5 (the first to declare p2 is kept)
+    rows = await crawl(
+        tmp_path, {"CONCURRENT_REQUESTS": 1}, start=server.url("/"), max_depth="4",
+        max_concurrency="1",
+    )  # fmt: skip
     paths = {u.removeprefix(server.base_url) for u in page_urls(rows)}
     assert paths == {"/", "/p1.html", "/p3.html", "/p2.html", "/p4.html"}
     assert server.hits("/p2.html") == 1
@@ -260,11 +267,9 @@ async def test_the_page_budget_bounds_the_queue_of_a_hub_site(
     scenario: Callable[[Callable[[str], Answer]], ScenarioServer], tmp_path: Path
 ) -> None:
     server = scenario(hubs(5, 8000))
-    began = time.monotonic()
     rows, stats = await crawl_with_stats(
         tmp_path, {"WEBMD_EXTRACT_PROCESSES": 0}, start=server.url("/"), max_pages="20"
     )
-    elapsed = time.monotonic() - began
     assert len(by_type(rows, "page")) == 20
     site = site_row_is_last_and_true(rows)
     assert site["stop_reason"] == "page_budget"
@@ -278,7 +283,8 @@ async def test_the_page_budget_bounds_the_queue_of_a_hub_site(
     hubs_read = sum(1 for p in page_urls(rows) if "/hub" in p)
     skipped = summary["not_fetched_counts"]["page_budget"]
     assert skipped + stats["scheduler/enqueued"] >= hubs_read * 8000
-    assert elapsed < 60
+    # the 40,000 links cost a bounded queue and the requests above, counted rather than
+    # timed (issue 16: the suite must hold on a busy machine)
 
 
 @deferred_f_from_coro_f
@@ -310,7 +316,6 @@ async def test_at_the_time_budget_the_site_row_is_last_and_the_run_ends(
 ) -> None:
     # big hubs converted in the crawl process keep it busy past the budget's grace
     server = scenario(hubs(6, 20000))
-    began = time.monotonic()
     rows, _ = await crawl_with_stats(
         tmp_path,
         {"WEBMD_EXTRACT_PROCESSES": 0},
@@ -318,20 +323,27 @@ async def test_at_the_time_budget_the_site_row_is_last_and_the_run_ends(
         max_run_secs="3",
         max_pages="100000",
     )
-    elapsed = time.monotonic() - began
     site = site_row_is_last_and_true(rows)
     assert site["stop_reason"] == "time_budget"
     summary = summary_of(tmp_path)
     assert summary["websites"][site["website"]]["pages"] == site["pages_extracted"]
     assert summary["rows"]["page"] == site["pages_extracted"]
-    assert summary["not_fetched_counts"]["time_budget"] > 0
-    # budget 3 s + grace 3 s + the last chunk of work in hand
-    assert elapsed < 3 + 3 + 5, elapsed
+    not_fetched = summary["not_fetched_counts"]["time_budget"]
+    assert not_fetched > 0
+    # the run ends at the budget: what it did not fetch is counted, nothing is fetched
+    # later without a row. Checked by counting, not by the run's time (issue 16: the
+    # suite must hold on a busy machine): every link of a hub read is a row or counted
+    # as not fetched, and so is every hub (a hub not read, or read too late for a row)
+    hubs_read = sum(1 for p in page_urls(rows) if "/hub" in p)
+    leaf_rows = site["pages_extracted"] - 1 - hubs_read
+    assert hubs_read * 20000 <= leaf_rows + not_fetched <= hubs_read * 20000 + 6 - hubs_read
+    leaves_asked = [p for p in server.page_requests() if p.startswith("/h") and "/hub" not in p]
+    assert len(leaves_asked) <= leaf_rows + not_fetched
 
 
 @deferred_f_from_coro_f
 async def test_a_conversion_still_running_after_the_grace_does_not_hold_the_close(
-    serve_site: Serve, tmp_path: Path
+    serve_site: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # libxml2 is quadratic in the attributes of one element: ~10 s in the extraction
     # process for this page, which arrives after the process is ready (quoted ">" values:
@@ -343,14 +355,17 @@ async def test_a_conversion_still_running_after_the_grace_does_not_hold_the_clos
     files |= {leaf.lstrip("/"): page(f"Leaf {leaf}") for leaf in leaves}
     routes = {"/slow.html": {"delay": 1.0, "body": slow + "</body></html>"}}
     server = serve_site(write(tmp_path / "s", files, routes))
-    began = time.monotonic()
+    workers = record_workers(monkeypatch)
     rows = await crawl(
         tmp_path, {"WEBMD_EXTRACT_PROCESSES": 1}, start=server.url("/"), max_run_secs="2.5"
     )
-    elapsed = time.monotonic() - began
     summary = summary_of(tmp_path)
     assert any("grace period" in w for w in summary["warnings"]), summary["warnings"]
-    assert elapsed < 2.5 + 3 + 4, elapsed
+    # the close did not wait for the conversion: the one extraction process, still on
+    # /slow.html, was killed (SIGKILL, what the close does to a busy worker) rather than
+    # left to finish it and exit. Said by its exit status, not by the run's time (issue
+    # 16: the suite must hold on a busy machine)
+    assert [w.returncode for w in workers] == [-signal.SIGKILL]
     site = site_row_is_last_and_true(rows)
     assert site["stop_reason"] == "time_budget" and site["pages_extracted"] == 6
     assert summary["not_fetched"] == [
@@ -365,17 +380,18 @@ async def test_the_time_budget_with_slow_pages_keeps_the_site_row_last(
     leaves = [f"/p{i}.html" for i in range(40)]
     routes = {leaf: {"delay": 0.4, "body": page(f"Slow page {leaf}")} for leaf in leaves}
     server = serve_site(write(tmp_path / "s", {"index.html": page("Home", *leaves)}, routes))
-    began = time.monotonic()
     rows = await crawl(
         tmp_path, start=server.url("/"), max_run_secs="2", max_concurrency="4", max_pages="100"
     )
-    assert time.monotonic() - began < 2 + 3 + 4
     site = site_row_is_last_and_true(rows)
     assert site["stop_reason"] == "time_budget"
     summary = summary_of(tmp_path)
     written = len(by_type(rows, "page"))
     # every leaf is a row or counted as not fetched (once)
     assert written - 1 + summary["not_fetched_counts"]["time_budget"] == 40
+    # the run ended at the budget, not after every leaf (4 s of them, four at a time):
+    # some were never asked for (counted, not timed: issue 16)
+    assert sum(server.hits(leaf) for leaf in leaves) < 40
 
 
 # -- 5. dead-link floods stop at the failure budget --------------------------------------
@@ -403,9 +419,7 @@ async def test_dead_links_stop_the_website_at_the_failure_budget(
     scenario: Callable[[Callable[[str], Answer]], ScenarioServer], tmp_path: Path, mode: str
 ) -> None:
     server = scenario(dead_links(2000, mode))
-    began = time.monotonic()
     rows = await crawl(tmp_path, start=server.url("/"), max_pages="10")
-    assert time.monotonic() - began < 30
     diagnostics = by_type(rows, "diagnostic")
     assert len(diagnostics) == 10
     assert {d["error_type"] for d in diagnostics} == {"http-error" if mode == "404" else "empty"}
@@ -471,9 +485,7 @@ async def test_a_soft_404_maze_is_written_once_and_ends(
         return html(page("Page not found", nav=f"<nav>{nav}</nav>"))
 
     server = scenario(handler)
-    began = time.monotonic()
     rows = await crawl(tmp_path, start=server.url("/"), max_pages="10", max_depth="50")
-    assert time.monotonic() - began < 30
     titles = Counter(r["title"] for r in by_type(rows, "page"))
     assert titles == {"Home": 1, "A real page": 1, "Page not found": 1}
     site = site_row_is_last_and_true(rows)

@@ -8,7 +8,6 @@ the website is still crawled, and what was skipped is counted and told.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -120,11 +119,14 @@ async def test_an_unusable_sitemap_line_costs_only_itself(
 ) -> None:
     robots = f"User-agent: *\nDisallow: /private/\nSitemap: {line}\n"
     server = serve_site(small_site(tmp_path / "s", robots))
-    began = time.monotonic()
     rows = await crawl(tmp_path, start=server.base_url + "/")
-    assert time.monotonic() - began < 20
-    # the website is crawled: the guessed sitemaps are asked, then the links
+    # the website is crawled: the guessed sitemaps are asked, then the links; robots.txt
+    # once (the bad line is not a reason to ask again) and every page once: counted, not
+    # timed (issue 16: the suite must hold on a busy machine)
     assert server.hits("/sitemap.xml") == 1
+    assert server.hits("/robots.txt") == 1
+    for path in ("/", "/a.html", "/b.html", "/c.html"):
+        assert server.hits(path) == 1, path
     assert page_paths(server, rows) == ["/", "/a.html", "/b.html", "/c.html"]
     (site_row,) = by_type(rows, "site")
     assert site_row["discovery"] == "links" and site_row["stop_reason"] == "finished"
@@ -186,10 +188,11 @@ async def test_an_infinite_crawl_delay_fetches_one_page_and_stops(
 ) -> None:
     robots = f"User-agent: *\nCrawl-delay: {value}\nDisallow: /private/\n"
     server = serve_site(small_site(tmp_path / "s", robots))
-    began = time.monotonic()
     # a small maximum keeps the test short: the one page waits max_crawl_delay
     rows = await crawl(tmp_path, start=server.base_url + "/", max_crawl_delay="0.5")
-    assert time.monotonic() - began < 20, "the run ends on its own"
+    # the run ends on its own, with one page fetched and the rest never asked for
+    # (counted, not timed: issue 16, the suite must hold on a busy machine)
+    assert server.hits("/") == 1
     assert page_paths(server, rows) == ["/"]
     (diag,) = by_type(rows, "diagnostic")
     assert diag["error_type"] == "blocked" and "inf s between requests" in diag["error"]

@@ -8,13 +8,13 @@ unit tests of the lazy :class:`webmd_spider.sitemaps.SitemapReader`:
   after that host's robots.txt allows it, and its pages must be on the crawled website;
 * once a website has ``max_sitemap_urls`` URLs (or its page budget is filled) no further
   sitemap file is requested, and a sitemap is not parsed past the cap;
-* the time one sitemap file can take is bounded whatever it holds.
+* the work one sitemap file can cost is bounded (in elements and entries read) whatever
+  it holds.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -278,11 +278,11 @@ async def test_no_sitemap_is_fetched_or_parsed_past_the_url_cap(
     files, entries, cap = 6, 3000, 100
     many_sitemaps(tmp_path / "s", files, entries, pages=12)
     server = serve_site(tmp_path / "s")
-    began = time.monotonic()
     rows = await crawl(
         tmp_path, start=server.base_url + "/", max_sitemap_urls=str(cap), max_pages="10"
     )
-    assert time.monotonic() - began < 30
+    # the work is bounded by counting what was asked and read below, not by timing the
+    # run (issue 16: the suite must hold on a busy machine)
     fetched = sitemap_hits(server)
     assert len(fetched) == SITEMAP_WINDOW, fetched  # the first read, one in flight
     (site_row,) = by_type(rows, "site")
@@ -382,14 +382,21 @@ async def test_huge_sitemaps_and_a_short_run_budget_still_give_pages(
     # the audit's case, smaller: 8 full-size sitemaps, a 6 s budget
     many_sitemaps(tmp_path / "s", 8, MAX_SITEMAP_ENTRIES, pages=60)
     server = serve_site(tmp_path / "s")
-    began = time.monotonic()
     rows = await crawl(tmp_path, start=server.base_url + "/", max_run_secs="6")
-    elapsed = time.monotonic() - began
-    assert elapsed < 8, elapsed
     assert len(sitemap_hits(server)) <= SITEMAP_WINDOW
     assert len(by_type(rows, "page")) == 50  # the default page budget
     (site_row,) = by_type(rows, "site")
+    # the page budget ended the website, not the 6 s time budget: the sitemaps cost their
+    # first 5,000 entries (the default max_sitemap_urls), not 400,000. Counted, not timed
+    # (issue 16: the suite must hold on a busy machine)
     assert site_row["stop_reason"] == "page_budget" and site_row["sitemap_url_count"] == 5000
+    counts = summary_of(tmp_path)["not_fetched_counts"]
+    assert "time_budget" not in counts
+    files_read = 8 - counts.get("sitemap_not_read:page_budget", 0)
+    files_read -= counts.get("sitemap_not_read:max_sitemap_urls", 0)
+    assert 1 <= files_read <= SITEMAP_WINDOW
+    # entries past the cap in the files read: not parsed, counted (exactly, here)
+    assert counts["max_sitemap_urls"] == files_read * MAX_SITEMAP_ENTRIES - 5000
 
 
 # --------------------------------------------------------------------------- #

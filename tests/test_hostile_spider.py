@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import time
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from webmd_spider.politeness import MAX_REFUSALS_PER_SITE
 from webmd_spider.robots import MAX_ROBOTS_BYTES
 from webmd_spider.spiders.site import SiteSpider, _robots_root
 
-from .crawling import by_type, crawl, crawl_with_stats, prose_page, summary_of
+from .crawling import by_type, crawl, crawl_with_stats, prose_page, record_workers, summary_of
 from .test_hostile_transport import WORDS, Handler, RawServer, rows_by_path, send
 
 # -- 1. the extraction deadline ----------------------------------------------------------
@@ -78,20 +78,24 @@ def slow_page() -> bytes:
 
 @pytest.mark.usefixtures("slow_worker")
 @deferred_f_from_coro_f
-async def test_extract_timeout_secs_gives_up_a_slow_page_with_a_row(tmp_path: Path) -> None:
+async def test_extract_timeout_secs_gives_up_a_slow_page_with_a_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     routes = {
         "/": send(200, prose_page("Home", "/g1")),
         "/slow": send(200, slow_page()),
         "/g1": send(200, prose_page("G1")),
     }
-    began = time.monotonic()
+    workers = record_workers(monkeypatch)
     with RawServer(routes) as server:
         rows, stats = await crawl_with_stats(
             tmp_path,
             {"WEBMD_EXTRACT_PROCESSES": 1, "WEBMD_EXTRACT_TIMEOUT_SECS": 1},
             start=f"{server.url('/')} {server.url('/slow')}",
         )
-    assert time.monotonic() - began < 8
+    # the 1 s deadline, not the 600 s the page takes nor the 30 s default, gave it up:
+    # said by the row, the counter and the worker the deadline killed, not by the run's
+    # time (issue 16: the suite must hold on a busy machine)
     found = rows_by_path(rows, server)
     slow = found["/slow"]
     assert (slow["row_type"], slow["error_type"], slow["status_code"]) == (
@@ -102,6 +106,9 @@ async def test_extract_timeout_secs_gives_up_a_slow_page_with_a_row(tmp_path: Pa
     assert slow["error"] == "converting the page took longer than 1 s; it was given up"
     assert {p for p, r in found.items() if r["row_type"] == "page"} == {"/", "/g1"}
     assert stats["webmd/extraction_timeouts"] == 1
+    # the worker stuck on /slow was killed at the deadline and replaced; none is left
+    assert len(workers) == 2 and workers[0].returncode == -signal.SIGKILL
+    assert all(w.returncode is not None for w in workers)
     (site,) = by_type(rows, "site")
     assert site["failures"] == 1 and site["stop_reason"] == "finished"
     assert summary_of(tmp_path)["errors"] == {"extraction-timeout": 1}
@@ -110,7 +117,7 @@ async def test_extract_timeout_secs_gives_up_a_slow_page_with_a_row(tmp_path: Pa
 @pytest.mark.usefixtures("slow_worker")
 @deferred_f_from_coro_f
 async def test_a_website_stopping_gives_up_its_page_at_an_extraction_process(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def late(writer: asyncio.StreamWriter) -> None:
         await asyncio.sleep(2.0)  # after /slow has reached a worker, with the other ready
@@ -121,13 +128,18 @@ async def test_a_website_stopping_gives_up_its_page_at_an_extraction_process(
         "/slow": send(200, slow_page()),  # 10 minutes at its worker, deadline 30 s
         "/g1": late,
     }
-    began = time.monotonic()
+    workers = record_workers(monkeypatch)
     with RawServer(routes) as server:
-        rows = await crawl(
+        rows, stats = await crawl_with_stats(
             tmp_path, {"WEBMD_EXTRACT_PROCESSES": 2}, start=server.url("/"), max_pages="2"
         )
-    # the page budget is reached with /g1: /slow is given up at once, not waited for
-    assert time.monotonic() - began < 8
+    # the page budget is reached with /g1: /slow is given up at once, not waited for.
+    # Said by how it ended, not by the run's time (issue 16: the suite must hold on a busy
+    # machine): waited for, it would have run into the 30 s deadline (an extraction
+    # timeout); given up, its worker was killed at the close
+    assert "webmd/extraction_timeouts" not in stats
+    assert len(workers) == 2 and all(w.returncode is not None for w in workers)
+    assert -signal.SIGKILL in [w.returncode for w in workers]
     found = rows_by_path(rows, server)
     assert {p for p, r in found.items() if r["row_type"] == "page"} == {"/", "/g1"}
     assert "/slow" not in found

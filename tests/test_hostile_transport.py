@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import resource
+import signal
 import threading
 import time
 import zlib
@@ -282,10 +283,8 @@ async def test_a_header_section_that_never_ends_is_cut_at_its_cap(tmp_path: Path
         "/good": send(200, prose_page("Good")),
     }
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    began = time.monotonic()
     with RawServer(routes) as server:
         rows = await crawl(tmp_path, {"DOWNLOAD_TIMEOUT": 30}, start=server.url("/"))
-    elapsed = time.monotonic() - began
     growth_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) / 1024
     found = rows_by_path(rows, server)
     for path, why in (("/flood", "KiB"), ("/many", "lines"), ("/long", "header line")):
@@ -294,8 +293,9 @@ async def test_a_header_section_that_never_ends_is_cut_at_its_cap(tmp_path: Path
         assert "response headers are too large" in row["error"] and why in row["error"], row
     assert {p for p, r in found.items() if r["row_type"] == "page"} == {"/", "/big-ok", "/good"}
     # cut at the cap, not at DOWNLOAD_TIMEOUT: what the server got into the socket
-    # before the crawler closed it is the cap plus the kernel's buffers (each try)
-    assert elapsed < 15, elapsed
+    # before the crawler closed it is the cap plus the kernel's buffers (each try). The
+    # bytes are counted, the run is not timed (issue 16: the suite must hold on a busy
+    # machine); 30 s of a header flood on loopback would be gigabytes
     assert sent[0] < 2 * (MAX_HEADER_BYTES + 16 * 2**20), sent[0]
     assert growth_mb < 100, growth_mb
     assert len(server.hits("/flood")) <= 2  # RETRY_TIMES = 1
@@ -518,7 +518,10 @@ async def test_a_page_past_the_deadline_fails_and_its_worker_is_replaced() -> No
         large = asyncio.ensure_future(pool.extract(large_page(), "http://example.com/large", None))
         with pytest.raises(ExtractionTimeout):
             await slow
-        assert DEADLINE <= time.monotonic() - began < DEADLINE + 2.5
+        # not before the deadline (load only makes this later); that it came at the
+        # deadline rather than when the page was done is the ExtractionTimeout and the
+        # count, not a time bound (issue 16: the suite must hold on a busy machine)
+        assert time.monotonic() - began >= DEADLINE
         assert pool.timeouts == 1
         assert await behind is None
         work = await large
@@ -546,10 +549,15 @@ async def test_close_does_not_wait_for_a_stuck_page() -> None:
     workers = list(pool.workers)
     slow = asyncio.ensure_future(pool.extract(SLOW_PAGE, "http://example.com/slow", None))
     await asyncio.sleep(0.3)  # in libxml2 by now
-    began = time.monotonic()
+    busy = [w for w in workers if w.waiting]
+    assert len(busy) == 1
     pool.close()
-    assert time.monotonic() - began < 2.0
     assert all(w.process.poll() is not None for w in workers)
+    # not waited for: the worker on the stuck page was killed at once (SIGKILL), not
+    # left to finish it (it would exit 0) nor terminated after the idle one's wait
+    # (SIGTERM). Its exit status says so; the close is not timed (issue 16: the suite
+    # must hold on a busy machine)
+    assert busy[0].process.returncode == -signal.SIGKILL
     with pytest.raises(PoolClosed):
         await slow
 
