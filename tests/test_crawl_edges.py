@@ -427,6 +427,10 @@ async def test_undeclared_legacy_encodings_and_octet_stream_html_are_read(
     assert pages["/ru"]["title"] == "Новости"
     assert "на русском языке" in pages["/ru"]["text"]
     assert pages["/octet"]["content_type"] == "application/octet-stream"
+    assert pages["/octet"]["notes"] == [
+        "served as application/octet-stream; the body is an HTML document, read as HTML"
+    ]
+    assert pages["/ru"]["notes"] is None
     assert pages["/octet"]["title"] == "Octet"
     warnings = summary_of(tmp_path)["warnings"]
     assert any("served as application/octet-stream" in w and "/octet" in w for w in warnings)

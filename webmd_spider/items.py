@@ -92,6 +92,9 @@ class Row:
     chunk_count: int | None = None
     tables: list[dict[str, Any]] | None = None
     change: str | None = None
+    #: how the row's page was read when that is worth knowing (an HTML page served as
+    #: application/octet-stream); null when there is nothing to say
+    notes: list[str] | None = None
     # -- site rows -------------------------------------------------------------
     pages_extracted: int | None = None
     discovery: str | None = None  # sitemap | links | list

@@ -1193,8 +1193,10 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._missed(site)
             yield row
             return
-        if content_type and content_type.split(";")[0].strip().lower() in UNTYPED:
-            self._note_untyped(site, response.url, content_type)
+        served = (content_type or "").split(";")[0].strip().lower()
+        untyped = served in UNTYPED
+        if untyped:
+            self._note_untyped(site, response.url, served)
         final = canonicalize(response.url)
         if final in site.emitted:
             self._duplicate(site, meta, key, f"same page as {response.url}")
@@ -1248,6 +1250,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             response_time_ms=_response_ms(meta),
             sitemap_lastmod=site.lastmod.get(key),
         )
+        if untyped and row.row_type == "page":
+            row.notes = [f"served as {served}; the body is an HTML document, read as HTML"]
         if meta.get("webmd_redirect_loop") and row.row_type == "page" and row.thin:
             # a page refreshing (meta refresh) in a loop with next to no text of its own
             # ("moved"): a redirect stub, not a page (and no content to deduplicate)
