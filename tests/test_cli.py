@@ -105,7 +105,13 @@ def test_sigint_stops_cleanly_and_keeps_every_row(serve_site: Any, tmp_path: Pat
     command = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start={server.base_url}/",
                "-a", "max_concurrency=1", "-O", str(out), *QUIET]  # fmt: skip
     child = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    # interrupted once a page row is in the feed (not after a fixed sleep: on a busy
+    # machine 4 s could pass before the first row, and it costs 4 s on a quiet one)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and child.poll() is None:
+        if out.exists() and out.read_text(encoding="utf-8").count('"row_type":"page"') >= 1:
+            break
+        time.sleep(0.05)
     child.send_signal(signal.SIGINT)
     _, stderr = child.communicate(timeout=60)
     assert child.returncode == 0, stderr[-2000:]
