@@ -357,6 +357,8 @@ class Cleaner:
         self.of = stats.of
         self.protected: set[Element] = set()
         self.tag_labels: list[Element] = []  # found by `_scan`
+        #: the parent of every element removed (`stats.remeasure` measures them again)
+        self.touched: list[Element] = []
         self.h1 = h1
         if h1 is not None:
             self.protected.add(h1)
@@ -410,6 +412,7 @@ class Cleaner:
             return
         if self.stats.chars(element) > 0:
             self._scars.append((_element_before(element), parent))
+        self.touched.append(parent)
         element.drop_tree()
 
     def _scan(
@@ -863,6 +866,9 @@ class Cleaner:
                 continue
             seen.add(heading)
             if self._section_is_empty(heading):
+                parent = heading.getparent()
+                if parent is not None:
+                    self.touched.append(parent)
                 heading.drop_tree()
 
     def _heading_before(self, previous: Element | None, parent: Element) -> Element | None:
@@ -1118,7 +1124,9 @@ class Cleaner:
                 if v.EDIT_LINK_TEXT.match(text):
                     doomed.append(link)
         for link in doomed:
-            if link.getparent() is not None:
+            parent = link.getparent()
+            if parent is not None:
+                self.touched.append(parent)
                 link.drop_tree()
 
 
@@ -1392,14 +1400,17 @@ def remove_boilerplate(
     h1: Element | None,
     candidates: list[Element] | None = None,
     site: str | None = None,
-) -> None:
+) -> list[Element]:
     """Remove page chrome inside `root` (never `root` itself or the page's `h1`).
 
     `candidates` are `chrome_candidates()` of the page (found again when None);
     `site` is ``urls.site_key`` of the page's URL, when known (which links of a list
-    leave the site: `Cleaner._cited_links`).
+    leave the site: `Cleaner._cited_links`). Returns the parents the removed elements
+    left (for `stats.remeasure`).
     """
-    Cleaner(root, stats, h1, candidates, site).run()
+    cleaner = Cleaner(root, stats, h1, candidates, site)
+    cleaner.run()
+    return cleaner.touched
 
 
 def _host_of_site(site: str) -> str:

@@ -99,6 +99,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         keep_captions=opts.keep_captions,
         site=site,
         article_meta=bool(doc.published_at or doc.author),
+        stats=selection.stats,
     )
     # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
     # `markdown` is the document: the title as its one `#` heading, then the body, so

@@ -34,7 +34,9 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import re
 from dataclasses import dataclass
+from typing import cast
 
 from lxml import etree
 
@@ -71,10 +73,35 @@ _BYLINE_TAGS = ("p", "div", "span", "address", "small", "time", "li")
 _LABEL_TAGS = frozenset({"p", "div", "span", "strong", "b", "header", "section"})
 _UI_TAGS = frozenset({"p", "div", "span", "a", "li", "ul", "section", "button"})
 _ITEM_TAGS = frozenset({"li", "dd", "dt", "tr", "td", "th", "tbody", "thead", "tfoot"})
+_IMAGES = ("img", "picture")
+#: every class / id word some box rule of `_Trimmer._is_box` reads
+_BOX_WORDS = (
+    v.ADMONITION_WORDS
+    | v.CAPTION_WORDS
+    | v.AUTHOR_BOX_WORDS
+    | {"author"}
+    | v.TICKER_WORDS
+    | v.POSTER_WORDS
+    | v.RELATED_NAME_WORDS
+    | v.TEASER_NAME_WORDS
+    | v.PROMPT_NAME_WORDS
+)
+_WITH_ITEMPROP = etree.XPath("descendant-or-self::*[@itemprop]")
 _HEADING_RANK = {f"h{n}": n for n in range(1, 7)}
 _HEADINGS = tuple(_HEADING_RANK)
 _SUBHEADINGS = ("h2", "h3", "h4", "h5", "h6")
 _INLINE_PARENTS = frozenset({"p", "a", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"})
+_PROMPT_TAGS = ("p", "div", "section", "form", "aside")
+#: the most characters an element can hold and be a box by its text and shape alone
+#: (no name of `_BOX_WORDS`): a credit line, a control label, or a prompt, by tag
+_LINE_BOX_MAX_CHARS = {
+    tag: max(
+        v.CREDIT_LINE_MAX_CHARS if tag in _CREDIT_TAGS else 0,
+        v.UI_LABEL_MAX_CHARS if tag in _UI_TAGS else 0,
+        v.PROMPT_MAX_CHARS if tag in _PROMPT_TAGS else 0,
+    )
+    for tag in _CREDIT_TAGS | _UI_TAGS | frozenset(_PROMPT_TAGS)
+}
 
 
 @dataclass(slots=True)
@@ -88,6 +115,9 @@ class Trimmed:
 
 
 def _text(element: Element) -> str:
+    """The element's text, whitespace runs as one space."""
+    if not len(element):  # a leaf (most short boxes): its own text, without a tree walk
+        return " ".join((element.text or "").split())
     return " ".join(element.text_content().split())
 
 
@@ -100,23 +130,23 @@ class _Trimmer:
         keep_captions: bool,
         site: str | None,
         article_meta: bool,
+        stats: TextStats | None,
     ) -> None:
         self.root = root
         self.article_meta = article_meta
         self.site = _host_of_site(site).removeprefix("www.") if site else None
         self.h1 = h1 if h1 is not None and _under(h1, root) else None
-        self.stats: TextStats = measure(root)
+        self.stats: TextStats = measure(root) if stats is None else stats
         self.of = self.stats.of
         self.description = " ".join((description or "").split()).lower()
         self.protected: set[Element] = set()
         if self.h1 is not None:
             self.protected.add(self.h1)
             self.protected.update(self.h1.iterancestors())
-        captions = 0
-        for element in self.stats.elements:  # measured already: no second walk of the tree
-            if element.tag == "figcaption":
-                captions += self.chars(element)
-            if (element.get("itemprop") or "").lower() == "articlebody":
+        # two walks filtered in C: cheaper than a test per measured element in Python
+        captions = sum(self.chars(element) for element in root.iter("figcaption"))
+        for element in cast("list[Element]", _WITH_ITEMPROP(root)):
+            if element.get("itemprop", "").lower() == "articlebody":
                 self.protected.add(element)
                 self.protected.update(element.iterancestors())
         # a gallery whose captions are most of the text: the captions are the page
@@ -132,6 +162,8 @@ class _Trimmer:
         self.total_prose = self.para_prose[-1] if self.para_prose else 0
         #: the elements the box and section passes judge (`_judged`), listed once
         self.judged = self._judged()
+        #: `_holders` of some tags, valid while no element is dropped (`_holds`)
+        self._marks: dict[tuple[str, ...], set[Element]] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -168,6 +200,10 @@ class _Trimmer:
     def _captions_and_boxes(self) -> None:
         """Pass 1 and 3: captions, credit lines, author boxes, tickers, prompts."""
         drops: list[Element] = []
+        # The tree does not change until the drops below: what holds media or data, and
+        # what sits by an image, is marked once for all the elements judged (a test per
+        # element walks its whole subtree, or its grandparent's: quadratic on a manual).
+        self._marks.clear()
         for element in self.judged:
             if drops and drops[-1] in element.iterancestors():
                 continue
@@ -194,52 +230,65 @@ class _Trimmer:
         chars = self.chars(element)
         if chars == 0 or element in self.protected:
             return False
+        words = _words(element)
+        # a name that some rule below reads (most names of a page are none of them)
+        boxy = bool(words) and (
+            not words.isdisjoint(_BOX_WORDS) or element.get("itemprop") == "author"
+        )
+        if not boxy and tag != "figcaption" and chars > _LINE_BOX_MAX_CHARS.get(tag, 0):
+            # only a credit line, a control label or a prompt (each short), or a
+            # figcaption, can be a box without such a name: the most frequent case (a
+            # manual's paragraphs and spans), cut short
+            return False
+        parent = element.getparent()
         if (
             tag in v.INLINE_TAGS
             and tag != "a"
-            and element.get("class") is None
-            and element.get("id") is None
+            and parent is not None
+            and self.chars(parent) > 2 * chars + v.INLINE_RUN_SLACK_CHARS
         ):
             # a run of words inside a longer block (the most frequent element of a
-            # manual: code, emphasis): a credit line or a control label is a block of
-            # its own or a named box, and this one is neither
-            parent = element.getparent()
-            if parent is not None and self.chars(parent) > 2 * chars + v.INLINE_RUN_SLACK_CHARS:
+            # manual: code, emphasis, a command's name): a control label or a prompt is
+            # a block of its own; a credit line is named ("© ..." in a caption's span)
+            if not words:
                 return False
-        words = _words(element)
-        if not words.isdisjoint(v.ADMONITION_WORDS):
+            line_rules = False
+        else:
+            line_rules = True
+        if boxy and not words.isdisjoint(v.ADMONITION_WORDS):
             return False  # a note or warning of the text (docs), whatever it mentions
         if not self.keep_captions and chars <= v.CAPTION_MAX_CHARS:
-            if tag == "figcaption" or self._caption_named(words):
-                # a box holding the image is the figure, not its caption; a caption
-                # beside code or a table names a listing ("// add.c")
-                parent = element.getparent()
-                if (
-                    not _holds(element, _MEDIA_OR_DATA)
-                    and not (parent is not None and _holds(parent, _DATA))
-                    and not v.DOC_CAPTION.match(_text(element))
-                ):
-                    return True
+            # a box holding the image is the figure, not its caption; a caption beside
+            # code or a table names a listing ("// add.c")
+            if (
+                (tag == "figcaption" or (boxy and self._caption_named(words)))
+                and not self._holds(element, _MEDIA_OR_DATA)
+                and not (parent is not None and self._holds(parent, _DATA))
+                and not v.DOC_CAPTION.match(_text(element))
+            ):
+                return True
             if (
                 chars <= v.CREDIT_LINE_MAX_CHARS
                 and tag in _CREDIT_TAGS
-                and not _holds(element, _MEDIA_OR_DATA)
+                and parent is not None
+                and parent.tag not in _INLINE_PARENTS
+                and not self._holds(element, _MEDIA_OR_DATA)
             ):
-                parent = element.getparent()
-                if parent is not None and parent.tag not in _INLINE_PARENTS:
-                    text = _text(element)
-                    if _by_image(element):
-                        if v.CREDIT_LINE.search(text) and not v.DOC_CAPTION.match(text):
-                            return True
-                    elif (
-                        self.article_meta
-                        and len(text) <= v.PHOTO_CREDIT_MAX_CHARS
-                        and v.PHOTO_CREDIT_LINE.search(text)
-                    ):
-                        # a story's photo credits or agency sign-off as a line of its own
+                text = _text(element)
+                if self._by_image(element):
+                    if v.CREDIT_LINE.search(text) and not v.DOC_CAPTION.match(text):
                         return True
-        if words and self._named_box(element, words, chars):
+                elif (
+                    self.article_meta
+                    and len(text) <= v.PHOTO_CREDIT_MAX_CHARS
+                    and v.PHOTO_CREDIT_LINE.search(text)
+                ):
+                    # a story's photo credits or agency sign-off as a line of its own
+                    return True
+        if boxy and self._named_box(element, words, chars):
             return not _holds(element, ("h1",))
+        if not line_rules:
+            return False
         if chars <= v.UI_LABEL_MAX_CHARS and tag in _UI_TAGS and v.UI_LABEL.match(_text(element)):
             return True  # "Seite teilen", "Zurück zur Übersicht", "Artikel bewerten"
         # in the body a prompt asks for an action (a link, a form control); a paragraph of
@@ -247,7 +296,7 @@ class _Trimmer:
         # the pattern is a long alternation.
         return (
             chars <= v.PROMPT_MAX_CHARS
-            and tag in ("p", "div", "section", "form", "aside")
+            and tag in _PROMPT_TAGS
             and _holds(element, ("a", "input", "button", "form"))
             and _emphasised(element)
             and not _holds(element, ("code", "kbd", "tt", "pre"))
@@ -287,6 +336,29 @@ class _Trimmer:
             return True  # a teaser of another page
         return chars <= v.PROMPT_MAX_CHARS and not classes.isdisjoint(v.PROMPT_NAME_WORDS)
 
+    def _holds(self, element: Element, tags: tuple[str, ...]) -> bool:
+        """`_holds` for an element of the root while the tree is unchanged: the holders
+        of `tags` are marked once, at the first question about them (`_holders`)."""
+        marks = self._marks.get(tags)
+        if marks is None:
+            marks = self._marks[tags] = _holders(self.root, tags)
+        return element in marks
+
+    def _by_image(self, element: Element) -> bool:
+        """`element` sits in a figure or beside an image (its parent or grandparent holds
+        one): where a photo credit stands."""
+        outside = False  # past the root: the marks do not reach there
+        for ancestor in itertools.islice(element.iterancestors(), 3):
+            if ancestor.tag == "figure":
+                return True
+            if outside:
+                if next(ancestor.iter("img", "picture"), None) is not None:
+                    return True
+            elif self._holds(ancestor, _IMAGES):
+                return True
+            outside = outside or ancestor is self.root
+        return False
+
     @staticmethod
     def _caption_named(words: frozenset[str]) -> bool:
         found = words & v.CAPTION_WORDS
@@ -301,16 +373,21 @@ class _Trimmer:
         comments: list[Element] = []
         labels: list[tuple[Element, bool]] = []
         inline: list[Element] = []
+        short = max(v.RELATED_LABEL_MAX_CHARS, v.RELATED_INLINE_MAX_CHARS)
         for element in self.judged:
-            if element in self.protected:
-                continue
-            tag = element.tag
             chars = self.chars(element)
-            if chars == 0:
+            if chars == 0 or element in self.protected:
                 continue
-            if (element.get("class") or element.get("id")) and element_verdict(element) == COMMENTS:
+            if (
+                (element.get("class") or element.get("id"))
+                and _may_name_comments(element)
+                and element_verdict(element) == COMMENTS
+            ):
                 comments.append(element)
                 continue
+            if chars > short:
+                continue  # labels and inline "Related:" lines are short
+            tag = element.tag
             heading = tag in _HEADING_RANK
             if chars <= v.RELATED_LABEL_MAX_CHARS and (
                 heading or (_leaf_label(element, tag) and self._whole_block(element))
@@ -782,6 +859,17 @@ class _Trimmer:
         return not _words(element).isdisjoint(v.TITLE_BLOCK_WORDS)
 
 
+def _may_name_comments(element: Element) -> bool:
+    """A class or id of `element` holds a comment word (`vocabulary.COMMENT_WORDS`) as a
+    substring: the cheap test before `element_verdict`, which can only say COMMENTS of a
+    name with such a word in it."""
+    cls, ident = element.get("class"), element.get("id")
+    return bool((cls and _COMMENT_NAME(cls)) or (ident and _COMMENT_NAME(ident)))
+
+
+_COMMENT_NAME = re.compile("|".join(sorted(v.COMMENT_WORDS)), re.IGNORECASE).search
+
+
 def _promotion(text: str) -> bool:
     """A heading or label of the site's promotion ("Related posts", "Mehr zum Thema"),
     not of the text's own sources ("Further reading", "See also", "References")."""
@@ -843,13 +931,21 @@ def _linked_headline(element: Element) -> bool:
     return False
 
 
-def _by_image(element: Element) -> bool:
-    """`element` sits in a figure or beside an image (its parent or grandparent holds one):
-    where a photo credit stands."""
-    for ancestor in itertools.islice(element.iterancestors(), 3):
-        if ancestor.tag == "figure" or next(ancestor.iter("img", "picture"), None) is not None:
-            return True
-    return False
+def _holders(root: Element, tags: tuple[str, ...]) -> set[Element]:
+    """The elements of `root` that are or hold one of `tags` (`_holds` for all of them
+    at once): each match and its ancestors up to `root`, each element marked once."""
+    found: set[Element] = set()
+    for match in root.iter(*tags):
+        if match in found:
+            continue
+        found.add(match)
+        for ancestor in match.iterancestors():
+            if ancestor in found:
+                break
+            found.add(ancestor)
+            if ancestor is root:
+                break
+    return found
 
 
 def _emphasised(element: Element) -> bool:
@@ -868,6 +964,7 @@ def trim_periphery(
     keep_captions: bool = False,
     site: str | None = None,
     article_meta: bool = True,
+    stats: TextStats | None = None,
 ) -> Trimmed:
     """Remove the chrome around the text of `root` in place (see the module docstring).
 
@@ -877,7 +974,8 @@ def trim_periphery(
     ``urls.site_key`` of the page (a "More" section linking off the site is a list of
     sources, and stays); `article_meta` says the page has an author or a publication
     date among its fields (without them a date or byline line above the text is kept:
-    it is the only place the page says it). Returns
-    the title text taken out, for the Markdown's ``# {title}`` line.
+    it is the only place the page says it); `stats` is `stats.measure(root)` when the
+    caller has it (measured here otherwise). Returns the title text taken out, for the
+    Markdown's ``# {title}`` line.
     """
-    return _Trimmer(root, h1, description, keep_captions, site, article_meta).run()
+    return _Trimmer(root, h1, description, keep_captions, site, article_meta, stats).run()

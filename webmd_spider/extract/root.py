@@ -38,7 +38,7 @@ from webmd_spider.extract.boilerplate import (
     visually_hidden,
 )
 from webmd_spider.extract.clean import body_of, visible_chars
-from webmd_spider.extract.stats import Element, TextStats, measure
+from webmd_spider.extract.stats import Element, TextStats, measure, remeasure
 
 _SPACES = re.compile(r"\s+")
 
@@ -59,6 +59,8 @@ class Selection:
     tab_labels: bool = True
     #: the page's title heading (`_page_h1`), wherever it is
     h1: lxml.html.HtmlElement | None = None
+    #: the numbers of the content root as cleaned (`stats.measure` of `root`)
+    stats: TextStats | None = None
 
 
 def _container_index() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
@@ -103,7 +105,7 @@ def select_content(
     found = survey(body, stats)
     finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
-    remove_boilerplate(content, stats, h1, found.candidates, site)
+    touched = remove_boilerplate(content, stats, h1, found.candidates, site)
     kept = visible_chars(content)
     ratio = 1.0 - kept / page_text_chars if page_text_chars > 0 else 0.0
     return Selection(
@@ -113,6 +115,7 @@ def select_content(
         proxies=stats.elements,
         tab_labels=found.tab_labels,
         h1=h1,
+        stats=remeasure(stats, content, touched),
     )
 
 

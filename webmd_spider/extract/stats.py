@@ -10,6 +10,7 @@ reads these numbers instead of calling ``text_content()`` per candidate.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -72,6 +73,64 @@ def ends_sentence(text: str) -> bool:
 def measure(top: Element) -> TextStats:
     """Measure `top` and all its descendant elements in one bottom-up pass."""
     result = TextStats()
+    elements = list(top.iter(etree.Element))  # elements only, filtered in C
+    result.elements = elements
+    _measure_into(reversed(elements), result)
+    result.paragraphs.reverse()
+    return result
+
+
+def remeasure(old: TextStats, top: Element, touched: Iterable[Element]) -> TextStats:
+    """`measure(top)` after elements under `top` were removed (`drop_tree`), from `old`,
+    a measure of a tree that held `top` before: only `touched` (the parents the removed
+    elements left) and their ancestors up to `top` are measured again; every other
+    element's subtree is as it was, and so are its numbers. Nothing may have been
+    added to the tree since `old` was measured."""
+    elements = list(top.iter(etree.Element))
+    dirty: set[Element] = set()
+    for parent in touched:
+        chain: list[Element] = []
+        node: Element | None = parent
+        while node is not None:
+            if node in dirty:
+                break
+            chain.append(node)
+            if node is top:
+                break
+            node = node.getparent()
+        else:
+            continue  # removed itself later: not under `top` any more
+        dirty.update(chain)
+    result = TextStats()
+    result.elements = elements
+    of = result.of
+    old_of = old.of
+    again: list[Element] = []
+    for element in elements:
+        if element in dirty:
+            again.append(element)
+            continue
+        s = old_of.get(element)
+        if s is None:  # not measured before (an added element): measure it all
+            return measure(top)
+        of[element] = s
+    again.reverse()
+    _measure_into(again, result)
+    # the paragraphs and link farms of the elements not measured again, then the new
+    # ones, in the order `measure` gives (paragraphs in document order, farms reversed)
+    words = {e: n for e, n in old.paragraphs if e in of and e not in dirty}
+    words.update(result.paragraphs)
+    result.paragraphs = [(e, words[e]) for e in elements if e in words]
+    farms = {e for e in old.link_farms if e in of and e not in dirty}
+    farms.update(result.link_farms)
+    result.link_farms = [e for e in reversed(elements) if e in farms]
+    return result
+
+
+def _measure_into(elements: Iterable[Element], result: TextStats) -> None:
+    """The numbers of `elements`, each after all its descendant elements (whose numbers
+    are in `result.of` already, or come earlier in `elements`), into `result`;
+    paragraphs and link farms appended in the order of `elements`."""
     of = result.of
     paragraphs = result.paragraphs
     farms = result.link_farms
@@ -86,9 +145,7 @@ def measure(top: Element) -> TextStats:
     min_chars = v.PROSE_MIN_CHARS
     long_chars = v.PROSE_LONG_CHARS
     max_link = v.PROSE_MAX_LINK_SHARE
-    elements = list(top.iter(etree.Element))  # elements only, filtered in C
-    result.elements = elements
-    for element in reversed(elements):
+    for element in elements:
         tag = element.tag
         text = element.text
         chars = len(text.strip()) if text else 0
@@ -145,5 +202,3 @@ def measure(top: Element) -> TextStats:
         if links >= farm_links and link_chars >= farm_share * chars and tag in farm_tags:
             farms.append(element)
         of[element] = (chars, link_chars, links, prose, 0, 0, False)
-    paragraphs.reverse()
-    return result
