@@ -101,6 +101,54 @@ def test_join_url_shortcut_is_urljoin(base: str, href: str) -> None:
     assert _actual(base, href) == _expected(base, href)
 
 
+# absolute and root-relative hrefs (the open web's links): the plain shapes the shortcut
+# takes, mixed with every near miss that must go to urllib (upper-case scheme, empty
+# query or fragment, params, dot and empty segments, brackets, whitespace)
+_OPEN_WEB_HREFS = st.builds(
+    lambda lead, segments, suffix: lead + "/".join(segments) + suffix,
+    st.sampled_from(
+        [
+            "/",
+            "/",
+            "http://h/",
+            "https://H.example:8080/",
+            "HTTP://h/",
+            "http://[bad/",
+            "http://u@h",
+            "https://é.example/",
+            "//h/",
+            "http:/",
+            "ftp://h/",
+            "/ ",
+            "http://h\t/",
+        ]
+    ),
+    st.lists(st.one_of(_PLAIN_SEGMENT, _SEGMENTS), max_size=4),
+    st.sampled_from(["", "", "/", "?", "?q=1", "?a?b", "#", "#f", "#a b", ";p", "/;x", "?q#f"]),
+)
+
+
+@settings(max_examples=2000)
+@given(st.one_of(_PLAIN_BASES, _BASES), _OPEN_WEB_HREFS)
+def test_join_url_absolute_and_rooted_hrefs_are_urljoin(base: str, href: str) -> None:
+    assert _actual(base, href) == _expected(base, href)
+
+
+@pytest.mark.parametrize(
+    ("base", "href", "joined"),
+    [
+        ("http://h/a/b.html", "/c.html", "http://h/c.html"),
+        ("http://u@h:81/a/", "/c/d/#x", "http://u@h:81/c/d/#x"),
+        ("https://h/a/", "/", "https://h/"),
+        ("https://h/a/", "http://other.example/p?q=1#f", "http://other.example/p?q=1#f"),
+        ("https://h/a/", "https://h/p#", "https://h/p"),
+        ("https://h/a/", "/a//b", "https://h/a//b"),  # urllib keeps an empty segment here
+    ],
+)
+def test_join_url_open_web_examples(base: str, href: str, joined: str) -> None:
+    assert join_url(base, href) == joined == urljoin(base, href)
+
+
 # URLs of the plain shape `defrag_url` cuts itself, mixed with every near miss that must
 # go to urllib (upper-case scheme, empty query, params, brackets, odd hosts, whitespace)
 _DEFRAG_URLS = st.builds(

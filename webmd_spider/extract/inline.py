@@ -384,6 +384,19 @@ _PLAIN_HREF = re.compile(
 )
 
 
+# An absolute http(s) URL that urljoin gives back as it is (its scheme the base's or
+# not): lower-case scheme, plain ASCII host, no params (";") in the path, a query and a
+# fragment only when not empty, no whitespace (urllib drops tabs and line breaks).
+_PLAIN_ABSOLUTE = re.compile(
+    r"https?://[A-Za-z0-9.:@%~_-]+(?:/[^?#;\s]*)?(?:\?[^#\s]+)?(?:#\S+)?\Z"
+)
+# A path from the site's root: plain segments as in `_PLAIN_HREF` (no dot or empty
+# segment, which urljoin would resolve), no query, an optional fragment.
+_PLAIN_ROOTED = re.compile(
+    r"/([\w~-][\w.~-]*(?:/[\w~-][\w.~-]*)*/?)?(?:#([^\x00- \x7f]*))?\Z", re.ASCII
+)
+
+
 @lru_cache(maxsize=256)
 def _base_dir(base: str) -> str | None:
     """`base` up to the last "/" of its path, when `_PLAIN_BASE` holds, else None."""
@@ -433,6 +446,18 @@ def _join(base: str, href: str) -> str:
     """`join_url` without its memory."""
     plain = _PLAIN_HREF.match(href)
     if plain is None:
+        # the open web links by absolute URL or from the site's root: for the plain
+        # shapes of both, against a plain base, urljoin's answer is known without
+        # parsing either URL (the href itself; the base's origin and the href)
+        first = href[:1]
+        if (first == "h" or first == "/") and _base_dir(base) is not None:
+            if first == "h" and _PLAIN_ABSOLUTE.match(href):
+                return href
+            root = _PLAIN_ROOTED.match(href)
+            if root is not None:
+                origin = base[: base.index("/", base.index("//") + 2)]
+                path, fragment = root.groups()
+                return f"{origin}/{path or ''}" + (f"#{fragment}" if fragment else "")
         return urljoin(base, href)
     dot, up, path, fragment = plain.groups()  # one call for the four groups
     if dot or up or path:
