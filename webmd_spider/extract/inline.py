@@ -384,6 +384,12 @@ _PLAIN_HREF = re.compile(
 )
 
 
+def _origin_end(url: str) -> int:
+    """Where the path of `url` (a `_PLAIN_BASE` URL, which has one) starts: the index of
+    the "/" after "scheme://host"."""
+    return url.index("/", url.index("//") + 2)
+
+
 # An absolute http(s) URL that urljoin gives back as it is (its scheme the base's or
 # not): lower-case scheme, plain ASCII host, no params (";") in the path, a query and a
 # fragment only when not empty, no whitespace (urllib drops tabs and line breaks).
@@ -451,12 +457,12 @@ def _join(base: str, href: str) -> str:
         # parsing either URL (the href itself; the base's origin and the href)
         first = href[:1]
         if (first == "h" or first == "/") and _base_dir(base) is not None:
-            if first == "h" and _PLAIN_ABSOLUTE.match(href):
-                return href
-            root = _PLAIN_ROOTED.match(href)
-            if root is not None:
-                origin = base[: base.index("/", base.index("//") + 2)]
-                path, fragment = root.groups()
+            if first == "h":
+                if _PLAIN_ABSOLUTE.match(href):
+                    return href
+            elif rooted := _PLAIN_ROOTED.match(href):
+                path, fragment = rooted.groups()
+                origin = base[: _origin_end(base)]
                 return f"{origin}/{path or ''}" + (f"#{fragment}" if fragment else "")
         return urljoin(base, href)
     dot, up, path, fragment = plain.groups()  # one call for the four groups
@@ -466,7 +472,7 @@ def _join(base: str, href: str) -> str:
             ups = len(up) // 3
             if ups:
                 # each "../" drops one folder of the base's directory, never the root
-                root_end = directory.index("/", directory.index("//") + 2) + 1
+                root_end = _origin_end(directory) + 1
                 folders = directory[root_end:].split("/")[:-1]
                 kept = folders[: max(0, len(folders) - ups)]
                 directory = directory[:root_end] + "".join(f"{f}/" for f in kept)

@@ -162,7 +162,7 @@ class _Trimmer:
         self.total_prose = self.para_prose[-1] if self.para_prose else 0
         #: the elements the box and section passes judge (`_judged`), listed once
         self.judged = self._judged()
-        #: `_holders` of some tags, valid while no element is dropped (`_holds`)
+        #: `_holders` of some tags in the whole page, valid until the first drop (`_holds`)
         self._marks: dict[tuple[str, ...], set[Element]] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -200,10 +200,9 @@ class _Trimmer:
     def _captions_and_boxes(self) -> None:
         """Pass 1 and 3: captions, credit lines, author boxes, tickers, prompts."""
         drops: list[Element] = []
-        # The tree does not change until the drops below: what holds media or data, and
-        # what sits by an image, is marked once for all the elements judged (a test per
-        # element walks its whole subtree, or its grandparent's: quadratic on a manual).
-        self._marks.clear()
+        # The tree does not change until the drops below, so `_holds` may mark once what
+        # holds media, data or images for all the elements judged (a test per element
+        # walked its whole subtree, or its grandparent's: quadratic on a manual).
         for element in self.judged:
             if drops and drops[-1] in element.iterancestors():
                 continue
@@ -337,27 +336,21 @@ class _Trimmer:
         return chars <= v.PROMPT_MAX_CHARS and not classes.isdisjoint(v.PROMPT_NAME_WORDS)
 
     def _holds(self, element: Element, tags: tuple[str, ...]) -> bool:
-        """`_holds` for an element of the root while the tree is unchanged: the holders
-        of `tags` are marked once, at the first question about them (`_holders`)."""
+        """`_holds(element, tags)` while the tree is unchanged: the holders of `tags` in
+        the whole page (an image beside the root counts for `_by_image`) are marked
+        once, at the first question about them (`_holders`)."""
         marks = self._marks.get(tags)
         if marks is None:
-            marks = self._marks[tags] = _holders(self.root, tags)
+            marks = self._marks[tags] = _holders(self.root.getroottree().getroot(), tags)
         return element in marks
 
     def _by_image(self, element: Element) -> bool:
         """`element` sits in a figure or beside an image (its parent or grandparent holds
         one): where a photo credit stands."""
-        outside = False  # past the root: the marks do not reach there
-        for ancestor in itertools.islice(element.iterancestors(), 3):
-            if ancestor.tag == "figure":
-                return True
-            if outside:
-                if next(ancestor.iter("img", "picture"), None) is not None:
-                    return True
-            elif self._holds(ancestor, _IMAGES):
-                return True
-            outside = outside or ancestor is self.root
-        return False
+        return any(
+            ancestor.tag == "figure" or self._holds(ancestor, _IMAGES)
+            for ancestor in itertools.islice(element.iterancestors(), 3)
+        )
 
     @staticmethod
     def _caption_named(words: frozenset[str]) -> bool:
@@ -378,11 +371,7 @@ class _Trimmer:
             chars = self.chars(element)
             if chars == 0 or element in self.protected:
                 continue
-            if (
-                (element.get("class") or element.get("id"))
-                and _may_name_comments(element)
-                and element_verdict(element) == COMMENTS
-            ):
+            if _may_name_comments(element) and element_verdict(element) == COMMENTS:
                 comments.append(element)
                 continue
             if chars > short:
@@ -931,11 +920,11 @@ def _linked_headline(element: Element) -> bool:
     return False
 
 
-def _holders(root: Element, tags: tuple[str, ...]) -> set[Element]:
-    """The elements of `root` that are or hold one of `tags` (`_holds` for all of them
-    at once): each match and its ancestors up to `root`, each element marked once."""
+def _holders(top: Element, tags: tuple[str, ...]) -> set[Element]:
+    """The elements of the tree `top` that are or hold one of `tags` (`_holds` for all
+    of them at once): each match and its ancestors, each element marked once."""
     found: set[Element] = set()
-    for match in root.iter(*tags):
+    for match in top.iter(*tags):
         if match in found:
             continue
         found.add(match)
@@ -943,8 +932,6 @@ def _holders(root: Element, tags: tuple[str, ...]) -> set[Element]:
             if ancestor in found:
                 break
             found.add(ancestor)
-            if ancestor is root:
-                break
     return found
 
 
