@@ -224,18 +224,26 @@ _CHROME_HINT_WORDS = v.BOILERPLATE_WORDS | v.STRONG_BOILERPLATE_WORDS | v.PLAYER
 def _chrome_name(value: str) -> bool:
     """A class attribute or id that makes its element a chrome candidate: a chrome
     verdict (`attr_verdict`) or a media player's name."""
-    # Ids are mostly unique ("id-1.9.3.172"), so this is often a cache miss, and the
-    # two rules below (three caches deep) cost several times this test: neither can
-    # fire unless a name of the value is a chrome name, or a word of it, lower-cased
-    # and with or without a number glued to its end (`_word`), is a chrome or player word.
-    words = _name_parts(value)
+    # Both rules judge the value name by name (`attr_verdict` takes the strongest
+    # name, `_player_name` looks for any word), so the value is a candidate when one
+    # of its names is. Whole values are often unique ("post-4711 type-post
+    # status-publish", "id-1.9.3.172") while their names repeat across pages and
+    # sites: the per-name cache answers most of a new value's names.
+    return any(_chrome_one_name(name) for name in value.split())
+
+
+@lru_cache(maxsize=16384)
+def _chrome_one_name(name: str) -> bool:
+    """`_chrome_name` of one whitespace-free class name or id."""
+    # the two rules below (three caches deep) cost several times this test: neither
+    # can fire unless the name is a chrome name, or a word of it, lower-cased and
+    # with or without a number glued to its end (`_word`), is a chrome or player word
+    words = _name_parts(name)
     keys = {w.lower() for w in words}
     keys.update(_word(w) for w in words if w[-1].isdigit())
-    if keys.isdisjoint(_CHROME_HINT_WORDS) and v.BOILERPLATE_NAMES.isdisjoint(
-        value.lower().split()
-    ):
+    if keys.isdisjoint(_CHROME_HINT_WORDS) and name.lower() not in v.BOILERPLATE_NAMES:
         return False
-    return attr_verdict(value) != NOT_CHROME or _player_name(value)
+    return name_verdict(name) != NOT_CHROME or _player_name(name)
 
 
 @lru_cache(maxsize=4096)
