@@ -1,0 +1,198 @@
+"""Same rows before and after a refactor: crawl fixed sites with one code tree, write
+the rows with times and durations removed, and compare two such runs.
+
+Issue 17 asks that a change of structure leave every row unchanged. This script is
+the proof: run it on a checkout of the old code and on the new one, then compare::
+
+    git worktree add /tmp/before <old commit>
+    .venv/bin/python bench/same_rows.py run --tree /tmp/before --out /tmp/rows-before
+    .venv/bin/python bench/same_rows.py run --out /tmp/rows-after      # this tree
+    .venv/bin/python bench/same_rows.py compare /tmp/rows-before /tmp/rows-after
+
+``run`` crawls, each in its own ``scrapy crawl site`` subprocess with ``PYTHONPATH``
+set to the tree (so the tree's code is what runs, whatever ``.venv`` has installed):
+
+* ``demo``: the bundled demo site;
+* ``postgres`` / ``python``: the whole PostgreSQL 15 and Python 3.11 documentation
+  (Debian doc packages, apt-get installed when missing), served by ``bench/docsite.py``;
+* ``incremental``: the demo site twice with one state store; the second run's rows;
+* ``distributed``: the demo site by three workers sharing a real ``redis-server``;
+  compared as a set of rows (which worker wrote a row is not part of it).
+
+Every site is served on 127.0.0.1 on a fixed port per scenario, so URLs (and the ids
+derived from them) are equal between runs. Normalising drops ``scraped_at`` and
+``response_time_ms`` (times), and sorts the rows (the crawl's order depends on timing).
+``compare`` exits 1 and names the first differing rows when two runs differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from crawl import REPO, SITES, VENV_PY, WEBMD_FLAGS, ensure_docs
+from docsite import prepare_site
+
+from webmd_spider.demo.server import SiteServer, demo_site_path
+
+#: columns that hold a time or a duration: never equal between two runs
+VOLATILE = ("scraped_at", "response_time_ms")
+SCENARIOS = ("demo", "postgres", "python", "incremental", "distributed")
+#: one fixed port per scenario (ids and URLs hold the origin)
+PORTS = {name: 18470 + number for number, name in enumerate(SCENARIOS)}
+COMMON = [*WEBMD_FLAGS, "-a", "chunk_tokens=400", "-s", "LOG_LEVEL=WARNING"]
+
+
+def normalise(lines: list[str]) -> list[str]:
+    """The rows of a JSONL feed as sorted canonical JSON lines, volatile columns removed."""
+    rows = []
+    for line in lines:
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        for key in VOLATILE:
+            row.pop(key, None)
+        rows.append(json.dumps(row, sort_keys=True, ensure_ascii=False))
+    return sorted(rows)
+
+
+def _crawl(tree: Path, root: str, feed: Path, extra: list[str]) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    command = [
+        str(VENV_PY), "-m", "scrapy", "crawl", "site", "-a", f"start={root}/",
+        *COMMON, *extra, "-O", f"{feed}:jsonl",
+    ]  # fmt: skip
+    return subprocess.Popen(command, cwd=tree, env=env)
+
+
+def _run(tree: Path, root: str, feed: Path, extra: list[str] | None = None) -> list[str]:
+    process = _crawl(tree, root, feed, extra or [])
+    if process.wait() != 0:
+        raise SystemExit(f"crawl of {root} exited with {process.returncode}")
+    return feed.read_text("utf-8").splitlines()
+
+
+@contextmanager
+def _served(folder: Path, port: int) -> Iterator[str]:
+    with SiteServer(folder, port=port) as server:
+        yield server.base_url
+
+
+@contextmanager
+def _redis() -> Iterator[str]:
+    redis = shutil.which("redis-server")
+    if redis is None:
+        raise SystemExit("redis-server is not installed (make system-deps)")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with tempfile.TemporaryDirectory() as folder:
+        process = subprocess.Popen(
+            [redis, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder],
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            for _ in range(200):  # bounded: 200 connection attempts
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            process.terminate()
+            process.wait()
+
+
+def scenario(name: str, tree: Path, work: Path) -> list[str]:
+    """The normalised rows of one scenario crawled with the code of `tree`."""
+    port = PORTS[name]
+    if name in ("postgres", "python"):
+        ensure_docs([name])
+        site = work / "site"
+        prepare_site(SITES[name][0], site)
+        with _served(site, port) as root:
+            return normalise(_run(tree, root, work / "rows.jsonl"))
+    with _served(demo_site_path(), port) as root:
+        if name == "demo":
+            return normalise(_run(tree, root, work / "rows.jsonl"))
+        if name == "incremental":
+            state = ["-a", "incremental=true", "-a", f"state_dir={work / 'state'}"]
+            _run(tree, root, work / "first.jsonl", state)
+            return normalise(_run(tree, root, work / "second.jsonl", state))
+        with _redis() as url:
+            feeds = [work / f"worker-{n}.jsonl" for n in range(3)]
+            workers = [_crawl(tree, root, feed, ["-s", f"WEBMD_REDIS_URL={url}"]) for feed in feeds]
+            if any(worker.wait() != 0 for worker in workers):
+                raise SystemExit("a distributed worker failed")
+            return normalise([line for feed in feeds for line in feed.read_text().splitlines()])
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    for name in args.scenarios.split(","):
+        if name not in SCENARIOS:
+            raise SystemExit(f"unknown scenario {name!r}; choose from {', '.join(SCENARIOS)}")
+        with tempfile.TemporaryDirectory() as work:
+            rows = scenario(name, args.tree.resolve(), Path(work))
+        (out / f"{name}.jsonl").write_text("".join(f"{r}\n" for r in rows), "utf-8")
+        print(f"{name}: {len(rows)} rows", file=sys.stderr)
+    return 0
+
+
+def _summary(line: str) -> str:
+    row: dict[str, Any] = json.loads(line)
+    return f"{row.get('row_type')} {row.get('url') or row.get('website')}"
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    differ = 0
+    for before in sorted(args.before.glob("*.jsonl")):
+        after = args.after / before.name
+        if not after.exists():
+            print(f"{before.stem}: missing in {args.after}")
+            differ += 1
+            continue
+        old, new = before.read_text("utf-8").splitlines(), after.read_text("utf-8").splitlines()
+        if old == new:
+            print(f"{before.stem}: {len(old)} rows, identical")
+            continue
+        differ += 1
+        gone, added = sorted(set(old) - set(new)), sorted(set(new) - set(old))
+        print(f"{before.stem}: {len(old)} vs {len(new)} rows, {len(gone)} differ")
+        for line in gone[:3]:
+            print(f"  only before: {_summary(line)}")
+        for line in added[:3]:
+            print(f"  only after:  {_summary(line)}")
+    return 1 if differ else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="crawl the scenarios with one code tree")
+    run.add_argument("--tree", type=Path, default=REPO, help="checkout whose code runs")
+    run.add_argument("--out", type=Path, required=True, help="folder for <scenario>.jsonl")
+    run.add_argument("--scenarios", default=",".join(SCENARIOS))
+    compare = sub.add_parser("compare", help="compare two run folders")
+    compare.add_argument("before", type=Path)
+    compare.add_argument("after", type=Path)
+    args = parser.parse_args(argv)
+    return cmd_run(args) if args.command == "run" else cmd_compare(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
