@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +18,7 @@ from webmd_spider.demo.server import SiteServer
 from webmd_spider.items import Row, diagnostic_row, page_row, site_row
 from webmd_spider.options import JobOptions, OptionsError
 from webmd_spider.pipelines.markdown_tree import MarkdownTreePipeline
+from webmd_spider.run_context import RunContext, attach
 
 from .crawling import by_type, crawl, read_rows, scrapy_crawl
 
@@ -258,9 +258,16 @@ def test_cli_out_dir_argument(links_site: SiteServer, tmp_path: Path) -> None:
 # -- the pipeline's routing (incremental rows), without a crawl --------------------------
 
 
+class _Crawler:
+    """What the pipeline reads from its crawler: stats, and the run context it is given."""
+
+    stats = None
+
+
 def pipeline(out: Path | None, removed: str = "delete") -> MarkdownTreePipeline:
     options = JobOptions(out_dir=str(out) if out else "", out_dir_removed=removed)
-    crawler: Any = SimpleNamespace(spider=SimpleNamespace(options=options), stats=None)
+    crawler: Any = _Crawler()
+    attach(crawler, RunContext(options=options))
     return MarkdownTreePipeline.from_crawler(crawler)
 
 

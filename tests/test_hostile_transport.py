@@ -39,6 +39,7 @@ from webmd_spider.http_handler import MAX_HEADER_BYTES, MAX_HEADER_LINES
 from webmd_spider.ledger import RunLedger, SiteState
 from webmd_spider.page_rows import classify_response
 from webmd_spider.politeness import MAX_DELAY_SECONDS, parse_retry_after
+from webmd_spider.run_context import RunContext, attach
 
 from .crawling import by_type, crawl, prose_page, summary_of
 
@@ -337,15 +338,11 @@ async def test_a_sitemap_redirecting_off_site_is_not_fetched_unchecked(tmp_path:
     assert site["discovery"] == "links"
 
 
-class _Spider:
-    def __init__(self, ledger: RunLedger) -> None:
-        self.ledger = ledger
-        self.robots: dict[str, Any] = {}
-
-
 class _Crawler:
-    def __init__(self, spider: _Spider) -> None:
-        self.spider = spider
+    """The one thing the redirect guard reads from its crawler: the run context."""
+
+    def __init__(self, ledger: RunLedger) -> None:
+        attach(self, RunContext(ledger=ledger))
 
 
 @pytest.mark.parametrize(
@@ -362,7 +359,7 @@ def test_the_redirect_guard_refuses_off_site_redirects_of_every_kind_but_robots(
 ) -> None:
     ledger = RunLedger()
     ledger.add_site(SiteState("example.com", "example.com", "site"))
-    guard = RedirectGuardMiddleware(_Crawler(_Spider(ledger)))  # type: ignore[arg-type]
+    guard = RedirectGuardMiddleware(_Crawler(ledger))  # type: ignore[arg-type]
     request = Request(
         "https://elsewhere.example/sitemap.xml",
         meta={
@@ -392,7 +389,7 @@ def test_a_page_redirected_off_site_is_refused_for_a_blocked_row() -> None:
     # issue 16 item 7: not a silent count; the spider's errback writes the row
     ledger = RunLedger()
     ledger.add_site(SiteState("example.com", "example.com", "site"))
-    guard = RedirectGuardMiddleware(_Crawler(_Spider(ledger)))  # type: ignore[arg-type]
+    guard = RedirectGuardMiddleware(_Crawler(ledger))  # type: ignore[arg-type]
     meta = {"webmd_site": "example.com", "webmd_kind": "page", "webmd_via": "link"}
     meta |= {"redirect_times": 1, "webmd_url": "https://example.com/a"}
     request = Request("https://elsewhere.example/a", meta=meta)

@@ -47,6 +47,7 @@ from scrapy.settings import Settings
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.scheduler import Scheduler
 
+from webmd_spider.run_context import run_context
 from webmd_spider.urls import canonicalize
 
 logger = logging.getLogger(__name__)
@@ -408,12 +409,12 @@ class FleetScheduler(Scheduler):
         try:
             return self._push(request)
         finally:
-            completion = getattr(self.spider, "completion", None)
+            completion = run_context(self.spider.crawler).completion
             if parent is not None and completion is not None:
                 completion.release(parent)
 
     def _push(self, request: Request) -> bool:
-        fleet: Fleet | None = getattr(self.spider, "fleet", None)
+        fleet = run_context(self.spider.crawler).fleet
         if fleet is None:
             return bool(super().enqueue_request(request))
         data = self.queue._encode_request(request)
@@ -432,10 +433,10 @@ class FleetScheduler(Scheduler):
     def next_request(self) -> Request | None:
         if self.local:
             return self.local.popleft()
-        ready = getattr(self.spider, "fleet_ready", None)
-        if ready is not None and not ready():
+        context = run_context(self.spider.crawler)
+        if not context.robots_known():
             return None  # robots.txt rules first: a page's links are checked against them
-        fleet: Fleet | None = getattr(self.spider, "fleet", None)
+        fleet = context.fleet
         if fleet is None:
             request: Request | None = super().next_request()
             return request
@@ -471,15 +472,12 @@ class SharedRateMiddleware:
     async def process_request(self, request: Request) -> None:
         import asyncio
 
-        spider = self.crawler.spider
-        fleet: Fleet | None = getattr(spider, "fleet", None)
+        context = run_context(self.crawler)
+        fleet = context.fleet
         website = request.meta.get("webmd_site")
         if fleet is None or not website or request.meta.get("webmd_kind") == "summary":
             return
-        interval = max(
-            getattr(spider, "host_floor", 0.0),
-            getattr(spider, "crawl_delays", {}).get(website, 0.0),
-        )
+        interval = max(context.host_floor, context.crawl_delays.get(website, 0.0))
         # the gate is consulted even with no floor: it also holds a fleet-wide rest
         wait = fleet.wait_for_turn(website, max(interval, 0.0))
         if wait > 0:

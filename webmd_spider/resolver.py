@@ -4,7 +4,7 @@ Setting: ``TWISTED_DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"``. Scr
 on the reactor, and Twisted connects to the address this resolver returns, so the
 address that was checked is the one connected to: no DNS-rebinding window between the
 check and the connection. The policy (``webmd_spider.netguard.AddressPolicy``) comes
-from the running spider (``spider.ssrf_policy``, which includes ``-a ssrf_allowlist``)
+from the crawl's run context (``ssrf_policy``, which includes ``-a ssrf_allowlist``)
 or, before the spider exists, from ``WEBMD_SSRF_ALLOWLIST``. A refused name fails with
 ``DNSLookupError("refused: ...")``, which the spider reports as a ``blocked`` row.
 Allow-list entries of the ``host:port`` form cannot apply here (a resolver sees no
@@ -23,6 +23,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.error import DNSLookupError
 
 from webmd_spider.netguard import AddressPolicy, parse_numeric_host
+from webmd_spider.run_context import MissingRunContext, run_context
 
 
 class GuardedResolver(CachingThreadedResolver):
@@ -44,8 +45,13 @@ class GuardedResolver(CachingThreadedResolver):
         """The running spiders' policies. Scrapy builds the resolver with the
         CrawlerProcess (which lists its crawlers) or with a single Crawler."""
         crawlers = getattr(self.crawler, "crawlers", None) or [self.crawler]
-        found = [getattr(getattr(c, "spider", None), "ssrf_policy", None) for c in crawlers]
-        return [p for p in found if isinstance(p, AddressPolicy)] or [self.fallback_policy]
+        found = []
+        for crawler in crawlers:
+            try:
+                found.append(run_context(crawler).ssrf_policy)
+            except MissingRunContext:  # its spider is not configured yet
+                continue
+        return found or [self.fallback_policy]
 
     def _record(self, name: str, reason: str) -> None:
         """Tell the crawlers why a name failed: Twisted reports a refused lookup only as

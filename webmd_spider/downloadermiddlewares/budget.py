@@ -1,12 +1,12 @@
 """Stop fetching what the run no longer wants: pages past a site's page budget, and
 everything once the run's time budget is spent.
 
-Reads the spider's run ledger (``spider.ledger``); requests carry ``webmd_site`` and
+Reads the run's ledger and options (``run_context.RunContext``); requests carry ``webmd_site`` and
 ``webmd_kind`` in their meta. A refused request is recorded in the ledger as "not
 fetched" with the reason, marked ``webmd_rejected`` in its meta (so the spider's
 errback writes no diagnostic row for it) and dropped with ``IgnoreRequest``. Requests
 of kind ``summary`` (the site rows at the end) always pass. The first page request
-refused for a stopped website tells the spider (``site_stopped``), which takes the
+refused for a stopped website sends the ``run_context.site_stopped`` signal: the spider takes the
 website's other waiting requests out of the queues at once instead of one by one here
 (the spider does so itself for the stops it decides). Every request's
 ``download_timeout`` is also cut so that no download outlives the run's time budget by
@@ -22,6 +22,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 
 from webmd_spider.ledger import RunLedger
+from webmd_spider.run_context import run_context, site_stopped
 
 #: A download may run this long past the run's time budget before it is cut off.
 BUDGET_SLACK_SECS = 2.0
@@ -34,12 +35,9 @@ class BudgetMiddleware:
         self.crawler = crawler
         self.timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 180)
 
-    def _bound_timeout(self, request: Request, ledger: RunLedger) -> None:
+    def _bound_timeout(self, request: Request, ledger: RunLedger, budget: float) -> None:
         """No download outlives the run budget by more than BUDGET_SLACK_SECS: a hanging
         server cannot hold the end of the run for a whole DOWNLOAD_TIMEOUT."""
-        budget = getattr(getattr(self.crawler.spider, "options", None), "max_run_secs", None)
-        if budget is None:
-            return
         remaining = float(budget) - ledger.elapsed() + BUDGET_SLACK_SECS
         current = float(request.meta.get("download_timeout", self.timeout))
         request.meta["download_timeout"] = max(1.0, min(current, remaining))
@@ -49,15 +47,15 @@ class BudgetMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Request) -> None:
-        ledger: RunLedger | None = getattr(self.crawler.spider, "ledger", None)
         kind = request.meta.get("webmd_kind")
-        if ledger is None or kind in (None, "summary"):
+        if kind in (None, "summary"):
             return
+        context = run_context(self.crawler)
+        ledger = context.ledger
         website = request.meta.get("webmd_site", "")
-        self._bound_timeout(request, ledger)
+        self._bound_timeout(request, ledger, context.options.max_run_secs)
         if kind == "page":
-            admit = getattr(self.crawler.spider, "admit", None)
-            duplicate = admit(request) if admit is not None else None
+            duplicate = context.claims.admit(request.meta)
             if duplicate is not None:
                 # a resumed run's second copy of a page request: not a skipped page
                 ledger.reject(request.url, duplicate, website)
@@ -68,9 +66,7 @@ class BudgetMiddleware:
             site = ledger.sites.get(website)
             if site is not None and site.stop_reason is not None:
                 reason = site.stop_reason
-                stopped = getattr(self.crawler.spider, "site_stopped", None)
-                if stopped is not None:
-                    stopped(website)
+                self.crawler.signals.send_catch_log(site_stopped, website=website)
         if reason is None:
             return
         ledger.skip(request.url, reason, website)

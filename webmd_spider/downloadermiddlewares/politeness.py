@@ -1,7 +1,7 @@
 """Per-website politeness on top of Scrapy's download slots.
 
 * Crawl-delay: the spider records robots.txt's Crawl-delay per website in
-  ``spider.crawl_delays``; every request of that website raises its slot's delay so
+  the run context's ``crawl_delays``; every request of that website raises its slot's delay so
   that even the lowest jittered interval is the Crawl-delay (jitter only upward), and
   tells AutoThrottle not to lower it (``autothrottle_dont_adjust_delay``).
 * 429 / 503: Retry-After (seconds or HTTP date) or exponential backoff, bounded by the
@@ -24,7 +24,9 @@
   Lowered just before the timeout fires (SLOT_HOLD_MARGIN): Scrapy frees the slot and
   starts the next transfer before any middleware hears of the timeout.
 
-Reads the spider's ``ledger``, ``options`` (max_run_secs) and ``crawl_delays``.
+Reads the run context's ``ledger``, ``options`` (max_run_secs), ``crawl_delays`` and
+``fleet`` (``webmd_spider.run_context``); a website it stops is announced with the
+``run_context.site_stopped`` signal.
 Scrapy's RetryMiddleware must not also retry 429/503 (settings drop them from
 RETRY_HTTP_CODES).
 """
@@ -50,6 +52,7 @@ from webmd_spider.politeness import (
     delay_for_floor,
     parse_retry_after,
 )
+from webmd_spider.run_context import run_context, site_stopped
 
 REFUSAL_STATUSES = (429, 503)
 #: the exceptions of a download given up on time (spiders/failures.py classifies them)
@@ -89,16 +92,15 @@ class PolitenessMiddleware:
         wait = self.not_before.get(site, 0.0) - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
-            ledger = getattr(self.crawler.spider, "ledger", None)
-            stopped = getattr(ledger, "stop_reason", None)
+            ledger = run_context(self.crawler).ledger
+            stopped = ledger.stop_reason
             if stopped and request.meta.get("webmd_kind") != "summary":
                 request.meta["webmd_rejected"] = stopped
-                if ledger is not None:
-                    ledger.skip(request.url, stopped, site)
+                ledger.skip(request.url, stopped, site)
                 raise IgnoreRequest(f"not fetched: {stopped}")
         # in a distributed crawl the fleet's shared gate applies the floor
-        fleet = getattr(self.crawler.spider, "fleet", None)
-        floor = None if fleet else getattr(self.crawler.spider, "crawl_delays", {}).get(site)
+        context = run_context(self.crawler)
+        floor = None if context.fleet else context.crawl_delays.get(site)
         if not floor:
             return
         answered = self.robots_answered.pop(site, None)
@@ -165,9 +167,9 @@ class PolitenessMiddleware:
         site_key = request.meta.get("webmd_site")
         if request.meta.get("webmd_kind") == "robots" and site_key:
             self.robots_answered[site_key] = time.monotonic()
-        spider = self.crawler.spider
-        ledger = getattr(spider, "ledger", None)
-        site = ledger.sites.get(site_key) if ledger is not None and site_key else None
+        context = run_context(self.crawler)
+        ledger = context.ledger
+        site = ledger.sites.get(site_key) if site_key else None
         if site is None:
             return response
         if response.status not in REFUSAL_STATUSES:
@@ -178,9 +180,7 @@ class PolitenessMiddleware:
         header = response.headers.get(b"Retry-After")
         wait = parse_retry_after(header.decode("latin-1") if header else None)
         wait = backoff(tries) if wait is None else wait
-        options = getattr(spider, "options", None)
-        assert ledger is not None  # a site was found in it
-        remaining = float(getattr(options, "max_run_secs", 0)) - ledger.elapsed()
+        remaining = context.options.max_run_secs - ledger.elapsed()
         reason = None
         if tries > MAX_REFUSALS_PER_URL:
             reason = f"the server refused {tries} times (HTTP {response.status})"
@@ -195,16 +195,14 @@ class PolitenessMiddleware:
             request.meta["webmd_refused"] = reason
             if site.refusals > MAX_REFUSALS_PER_SITE and site.stop_reason is None:
                 site.stop_reason = "blocked"
-                stopped = getattr(spider, "site_stopped", None)
-                if stopped is not None:
-                    stopped(site.website)  # its queued requests are taken out at once
+                # its queued requests are taken out at once
+                self.crawler.signals.send_catch_log(site_stopped, website=site.website)
             return response
         self.not_before[site.website] = max(
             self.not_before.get(site.website, 0.0), time.monotonic() + wait
         )
-        fleet = getattr(spider, "fleet", None)
-        if fleet is not None:
-            fleet.rest(site.website, wait)  # every worker of a distributed crawl rests
+        if context.fleet is not None:
+            context.fleet.rest(site.website, wait)  # every worker of a distributed crawl rests
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value("webmd/retry_after")
         retry = request.replace(dont_filter=True)

@@ -3,10 +3,11 @@
 Scrapy's RedirectMiddleware sends the redirected request back through the scheduler and
 every downloader middleware, so this one sees it before it is fetched. Requests carry
 ``redirect_times`` (set by Scrapy) and our ``webmd_site`` / ``webmd_kind`` meta. Reads
-the spider's ``robots`` rules and run ledger; refused targets are recorded in the ledger
-(``robots`` or ``offsite_redirect``), marked ``webmd_rejected`` and dropped with
-``IgnoreRequest``. A page (typed or discovered) that redirects to another website gets
-a ``blocked`` row saying so instead (that website's robots.txt was never read).
+the run context's ``robots`` rules and ledger (``webmd_spider.run_context``); refused
+targets are recorded in the ledger (``robots`` or ``offsite_redirect``), marked
+``webmd_rejected`` and dropped with ``IgnoreRequest``. A page (typed or discovered)
+that redirects to another website gets a ``blocked`` row saying so instead (that
+website's robots.txt was never read).
 
 Every kind of request is checked (pages, sitemaps, and any kind added later) except
 robots.txt files, whose redirects to another website RFC 9309 §2.3.1.2 allows (they
@@ -27,6 +28,7 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 
+from webmd_spider.run_context import run_context
 from webmd_spider.urls import site_key
 
 #: Request kinds whose redirects are not checked here: robots.txt files (a website's
@@ -54,10 +56,10 @@ class RedirectGuardMiddleware:
         meta = request.meta
         if not meta.get("redirect_times") or meta.get("webmd_kind") in UNGUARDED_KINDS:
             return
-        spider = self.crawler.spider
-        ledger = getattr(spider, "ledger", None)
+        context = run_context(self.crawler)
+        ledger = context.ledger
         website = meta.get("webmd_site", "")
-        if ledger is None or website not in ledger.sites:
+        if website not in ledger.sites:
             return
         # pages carry the URL as discovered; other kinds: the first URL of the chain
         original = meta.get("webmd_url") or (meta.get("redirect_urls") or [request.url])[0]
@@ -76,7 +78,7 @@ class RedirectGuardMiddleware:
                 raise IgnoreRequest(f"{OFFSITE_REDIRECT} {request.url}")
             reason = f"offsite_redirect:{request.url}"
         else:
-            rules = getattr(spider, "robots", {}).get(website)
+            rules = context.robots.get(website)
             if rules is not None and not rules.allowed(request.url):
                 ledger.sites[website].robots_blocked += 1
                 reason = f"robots:redirect to {request.url}"

@@ -1,7 +1,7 @@
 """Refuse requests to addresses we must never contact (SSRF guard), on every request
 and every redirect (redirected requests come through the middlewares again).
 
-Reads ``spider.ssrf_policy`` (``webmd_spider.netguard.AddressPolicy`` built from
+Reads the run context's ``ssrf_policy`` (``webmd_spider.netguard.AddressPolicy`` built from
 ``WEBMD_SSRF_ALLOWLIST`` / ``-a ssrf_allowlist``). Here the URL itself is checked: the
 scheme (http and https only) and hosts written as IP addresses in any spelling
 (decimal, hex, octal, IPv6, IPv4-mapped...). Host names are checked after DNS
@@ -17,7 +17,7 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 
-from webmd_spider.netguard import AddressPolicy
+from webmd_spider.run_context import run_context
 
 
 class SsrfGuardMiddleware:
@@ -33,9 +33,8 @@ class SsrfGuardMiddleware:
     def process_request(self, request: Request) -> None:
         if request.url.startswith("data:"):
             return  # our own end-of-run request; no network
-        policy = getattr(self.crawler.spider, "ssrf_policy", None)
-        if not isinstance(policy, AddressPolicy):
-            return
+        # no run context raises: a crawl without its policy must not fetch anything
+        policy = run_context(self.crawler).ssrf_policy
         refusal = policy.refusal_for_url(request.url)
         if refusal:
             if self.crawler.stats is not None:

@@ -1,7 +1,7 @@
 """A progress line every few seconds: pages done, queued, failed, budget and rate.
 
 Setting / option: ``WEBMD_PROGRESS_SECS`` (``-a progress_secs=N``; 0 turns it off).
-Reads the spider's run ledger and Scrapy's scheduler stats.
+Reads the run context's ledger and options, and Scrapy's scheduler stats.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from twisted.internet.task import LoopingCall
 
-from webmd_spider.ledger import RunLedger
+from webmd_spider.run_context import run_context
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +33,7 @@ class ProgressLog:
         return ext
 
     def spider_opened(self, spider: Spider) -> None:
-        options = getattr(spider, "options", None)
-        interval = float(getattr(options, "progress_secs", 0) or 0)
+        interval = float(run_context(self.crawler).options.progress_secs)
         if interval <= 0:
             return
         self._task = LoopingCall(self.log_progress)
@@ -42,10 +41,8 @@ class ProgressLog:
 
     def log_progress(self) -> None:
         """Write one progress line."""
-        spider = self.crawler.spider
-        ledger: RunLedger | None = getattr(spider, "ledger", None)
-        if ledger is None:
-            return
+        context = run_context(self.crawler)
+        ledger = context.ledger
         stats = self.crawler.stats
         queued = (stats.get_value("scheduler/enqueued", 0) or 0) - (
             stats.get_value("scheduler/dequeued", 0) or 0
@@ -53,8 +50,7 @@ class ProgressLog:
         pages = ledger.row_counts.get("page", 0)
         failed = ledger.row_counts.get("diagnostic", 0)
         elapsed = max(ledger.elapsed(), 1e-6)
-        options = getattr(spider, "options", None)
-        budget = getattr(options, "max_pages", "?")
+        budget = context.options.max_pages
         logger.info(
             "progress: %d pages, %d failed, %d queued, budget %s pages/site, %.1f pages/s, %.0fs",
             pages,

@@ -4,7 +4,7 @@ and, in a distributed crawl (``WEBMD_REDIS_URL``), in the worker's in-flight lis
 Enabled when ``JOBDIR`` or ``WEBMD_REDIS_URL`` is set. It listens to ``item_scraped``
 and, being an extension created after Scrapy's ``FeedExporter``, runs after the feed
 has written the row (receivers run in connection order), so a URL is never marked done
-before its row is on disk. The mark itself waits, in the spider's
+before its row is on disk. The mark itself waits, in the run context's
 :class:`~webmd_spider.completion.PageCompletion`, until the page's links are queued
 too. A kill between the two writes means one page fetched again on resume, never a
 page lost. A row a pipeline dropped or failed on settles its page as well (it will
@@ -21,6 +21,7 @@ from scrapy.exceptions import NotConfigured
 
 from webmd_spider.completion import done_key
 from webmd_spider.items import Row
+from webmd_spider.run_context import run_context
 
 
 class ResumeJournal:
@@ -40,17 +41,16 @@ class ResumeJournal:
         return ext
 
     def item_scraped(self, item: Any, spider: Spider) -> None:
-        self._settle(item, spider, written=True)
+        self._settle(item, written=True)
 
     def item_not_written(self, item: Any, spider: Spider) -> None:
-        self._settle(item, spider, written=False)
+        self._settle(item, written=False)
 
-    @staticmethod
-    def _settle(item: Any, spider: Spider, written: bool) -> None:
+    def _settle(self, item: Any, written: bool) -> None:
         if not isinstance(item, Row):
             return
         key = done_key(item)
-        completion = getattr(spider, "completion", None)
+        completion = run_context(self.crawler).completion
         if key is None or completion is None:
             return
         completion.row_settled(key, item if written else None)

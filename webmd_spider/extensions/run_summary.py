@@ -2,7 +2,7 @@
 
 Reads ``FEEDS`` (the first local file feed names the summary file,
 ``<feed>.summary.json``; otherwise ``WEBMD_OUTPUT_DIR/summary-<UTC time>.json``) and
-the spider's run ledger at ``spider_closed``.
+the run context's ledger at ``spider_closed``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
-from webmd_spider.ledger import RunLedger
+from webmd_spider.run_context import run_context
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +46,7 @@ class RunSummary:
         return out / f"summary-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        ledger: RunLedger | None = getattr(spider, "ledger", None)
-        if ledger is None:
-            return
+        ledger = run_context(self.crawler).ledger
         summary: dict[str, Any] = {"spider_close_reason": reason, **ledger.summary()}
         self.path = self.summary_path()
         try:

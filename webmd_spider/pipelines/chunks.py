@@ -1,6 +1,6 @@
 """Chunk every page row's Markdown for embedding (``chunks``, ``chunk_count``).
 
-Reads the spider's ``chunk_budget`` (size and overlap in characters, validated from
+Reads the run context's ``chunk_budget`` (size and overlap in characters, validated from
 the ``chunk_size`` / ``chunk_tokens`` / ``chunk_overlap`` / ``chunk_overlap_tokens``
 options, settings ``WEBMD_CHUNK_*``); chunking is off (the columns stay null) when the
 size is 0, the default. The work itself is the pure ``webmd_spider.chunk`` module.
@@ -16,6 +16,7 @@ from scrapy.crawler import Crawler
 
 from webmd_spider.chunk import chunk_markdown
 from webmd_spider.items import Row
+from webmd_spider.run_context import run_context
 
 
 class ChunkPipeline:
@@ -31,7 +32,7 @@ class ChunkPipeline:
     def process_item(self, item: Any) -> Any:
         if not isinstance(item, Row) or item.row_type != "page" or not item.markdown:
             return item
-        size, overlap = getattr(self.crawler.spider, "chunk_budget", (0, 0))
+        size, overlap = run_context(self.crawler).chunk_budget
         if size <= 0:
             return item
         if item.chunks is None:  # else chunked already, in an extraction process

@@ -26,6 +26,7 @@ from scrapy.crawler import Crawler
 
 from webmd_spider.items import Row
 from webmd_spider.options import OptionsError
+from webmd_spider.run_context import run_context
 from webmd_spider.tree import TreeError, TreeWriter
 
 logger = logging.getLogger(__name__)
@@ -41,15 +42,15 @@ class MarkdownTreePipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         pipeline = cls(crawler)
-        pipeline._open()  # the spider (with its options) exists before the engine
+        pipeline._open()  # the run context (with the options) exists before the engine
         return pipeline
 
     def _open(self) -> None:
-        options = getattr(self.crawler.spider, "options", None)
-        out_dir = getattr(options, "out_dir", "")
+        options = run_context(self.crawler).options
+        out_dir = options.out_dir
         if not out_dir:
             return
-        removed = getattr(options, "out_dir_removed", "delete")
+        removed = options.out_dir_removed
         try:
             self.writer = TreeWriter(out_dir, removed=removed)
         except TreeError as exc:

@@ -54,7 +54,6 @@ followed). Links with ``user:password@`` are rejected (``userinfo``).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import shutil
 import time
@@ -109,6 +108,8 @@ from webmd_spider.page_rows import (
 from webmd_spider.page_work import PageWork
 from webmd_spider.politeness import MAX_REFUSALS_PER_SITE, delay_and_jitter, parse_host_delay
 from webmd_spider.robots import MAX_ROBOTS_BYTES, RobotsRules
+from webmd_spider.run_context import ResumeClaims, RunContext, attach
+from webmd_spider.run_context import site_stopped as site_stopped_signal
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.spiders.incremental_state import (
     IncrementalState,
@@ -201,8 +202,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         #: the JOBDIR resume journal (None without JOBDIR)
         self.journal: CrawlJournal | None = None
         self._run_id = uuid.uuid4().hex[:12]
-        self._claim_numbers = itertools.count()
-        self._claimed: dict[str, str] = {}
+        #: what the components of this crawl share (built at the end of _configure)
+        self.context = RunContext()
         self._orphans_checked = False
         #: extraction worker processes (extract_processes > 0), else None
         self._extract_pool: ExtractPool | None = None
@@ -244,6 +245,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             _quiet_asyncio_about(exc)
             raise
         _quiet_probe_failures()
+        crawler.signals.connect(spider.site_stopped, signal=site_stopped_signal)
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
         crawler.signals.connect(spider._on_scheduled, signal=signals.request_scheduled)
@@ -360,6 +362,22 @@ class SiteSpider(SitemapDiscovery, Spider):
             # a folder tree added to an existing incremental job: unchanged pages must
             # still be fetched whole and written once
             self.incremental.fill_tree = True
+
+        self.context = RunContext(
+            options=opts,
+            ledger=self.ledger,
+            robots=self.robots,
+            crawl_delays=self.crawl_delays,
+            host_floor=self.host_floor,
+            ssrf_policy=self.ssrf_policy,
+            extract_options=self.extract_options,
+            chunk_budget=self.chunk_budget,
+            journal=self.journal,
+            claims=ResumeClaims(self.journal, self._run_id),
+            completion=self.completion,
+            fleet=self.fleet,
+        )
+        attach(crawler, self.context)
 
     def _input_urls(self) -> list[str]:
         """The usable start URLs (what names this job's state and distributed crawl)."""
@@ -836,7 +854,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if validators is not None:
             meta["webmd_validators"] = validators
         if self.journal is not None:
-            meta["webmd_claim"] = f"{self._run_id}-{next(self._claim_numbers)}"
+            meta["webmd_claim"] = self.context.claims.new_claim()
             if not resumed:
                 self.journal.queue(QueuedUrl(canonical, url, depth, via, site.website))
         if priority is None:
@@ -894,24 +912,6 @@ class SiteSpider(SitemapDiscovery, Spider):
                 resumed=True,
             )
 
-    def admit(self, request: Request) -> str | None:
-        """Why a page request must not be fetched in a resumed run, or None.
-
-        With JOBDIR a page can come twice: from Scrapy's restored queue and from the
-        journal's pending list. The first request for a URL claims it; retries and
-        redirects carry the same claim and pass; a URL finished in an earlier run never
-        passes.
-        """
-        if self.journal is None:
-            return None
-        key = canonicalize(request.meta["webmd_url"])
-        if key in self.journal.done:
-            return "duplicate:done in an earlier run"
-        claim = request.meta.get("webmd_claim") or f"{self._run_id}-{next(self._claim_numbers)}"
-        request.meta["webmd_claim"] = claim
-        holder = self._claimed.setdefault(key, claim)
-        return None if holder == claim else "duplicate:queued twice on resume"
-
     def _queue_full(self, site: SiteState) -> bool:
         """The website's page requests made and not finished reach QUEUE_FACTOR times
         the fetches its budgets can still use (each fetch ends as a page row or counts
@@ -954,10 +954,11 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.site_stopped(site.website)
 
     def site_stopped(self, website: str) -> None:
-        """A website stopped (its budgets, or a refusal decided elsewhere: the budget
-        middleware calls this too): its requests still waiting in the scheduler's memory
-        queue and in its download slot are taken out at once, on the next turn of the
-        event loop (not from inside the callback or middleware that stopped it)."""
+        """A website stopped (its budgets, or a refusal decided elsewhere: the budget and
+        politeness middlewares send the ``run_context.site_stopped`` signal): its
+        requests still waiting in the scheduler's memory queue and in its download slot
+        are taken out at once, on the next turn of the event loop (not from inside the
+        callback or middleware that stopped it)."""
         if website in self._purged:
             return
         self._purged.add(website)
@@ -1838,14 +1839,6 @@ class SiteSpider(SitemapDiscovery, Spider):
         )
         self.crawler.engine.crawl(request)
         raise DontCloseSpider
-
-    def fleet_ready(self) -> bool:
-        """A worker takes pages from the shared queue only once it knows the robots.txt
-        rules of every website (links found on those pages are checked against them)."""
-        return all(
-            key in self.robots or site.stop_reason is not None
-            for key, site in self.ledger.sites.items()
-        )
 
     def _fleet_heartbeat(self) -> None:
         """Every few seconds: this worker is alive; dead workers' pages go back."""
