@@ -14,7 +14,7 @@ import argparse
 import time
 from pathlib import Path
 
-from webmd_spider.chunk import chunk_markdown
+from webmd_spider.chunking.markdown_chunks import chunk_markdown
 from webmd_spider.extract import extract
 
 SHARED = Path(__file__).resolve().parents[2] / "shared/bench/extraction/corpus/readability"

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crawl import REPO, SITES, VENV_PY, WEBMD_FLAGS, ensure_docs
 from docsite import prepare_site
 
-from webmd_spider.chunk import scan_blocks
+from webmd_spider.chunking.markdown_chunks import scan_blocks
 from webmd_spider.demo.server import SiteServer
 
 #: a GFM table row holding two or more of DocBook's navigation links

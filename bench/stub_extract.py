@@ -70,9 +70,9 @@ def build(site_dir: Path, origin: str, out: Path) -> None:
 
 def build_work(site_dir: Path, origin: str, out: Path) -> None:
     """The pickled ``PageWork`` of every page, as an extraction process sends it."""
-    from webmd_spider.chunk import chunk_budget
+    from webmd_spider.chunking.markdown_chunks import chunk_budget
     from webmd_spider.extract import ExtractOptions
-    from webmd_spider.page_work import extract_page
+    from webmd_spider.offload.page_work import extract_page
 
     options = ExtractOptions()
     size, overlap = chunk_budget(chunk_tokens=512)
@@ -93,7 +93,7 @@ def build_work(site_dir: Path, origin: str, out: Path) -> None:
 
 def run_workers(pickled: Path, scrapy_args: list[str]) -> None:
     """The shipped crawl with ``bench/stub_worker.py`` as its extraction processes."""
-    import webmd_spider.extract_pool as pool_module
+    import webmd_spider.offload.pool as pool_module
 
     stub = Path(__file__).resolve().parent / "stub_worker.py"
     pool_module.WORKER_ARGV = [str(stub), f"{pickled}.work"]

@@ -3,7 +3,7 @@ stick, not a product.
 
     python bench/stub_worker.py WORK.pickle JOBS_FD RESULTS_FD
 
-Speaks the protocol of ``webmd_spider.extract_worker`` (setup frame, ``READY``, one
+Speaks the protocol of ``webmd_spider.offload.worker`` (setup frame, ``READY``, one
 result frame per job frame) but answers each page with the pickled ``PageWork`` that
 ``stub_extract.py build`` computed before the run with the real ``extract_page``
 (looked up by URL path; a page it does not know, or every page when the crawl sends
@@ -23,7 +23,7 @@ import sys
 from multiprocessing.connection import Connection
 from urllib.parse import urlsplit
 
-from webmd_spider.page_work import extract_page
+from webmd_spider.offload.page_work import extract_page
 
 
 def main() -> int:

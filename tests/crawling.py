@@ -13,8 +13,8 @@ import pytest
 from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import Settings
 
-from webmd_spider import extract_pool
 from webmd_spider.demo.server import SiteServer
+from webmd_spider.offload import pool as extract_pool
 from webmd_spider.spiders.site import SiteSpider
 
 REPO = Path(__file__).resolve().parent.parent

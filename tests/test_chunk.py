@@ -1,4 +1,4 @@
-"""Tests for webmd_spider.chunk: options, the block scan, each chunking rule on
+"""Tests for webmd_spider.chunking.markdown_chunks: options, the block scan, each chunking rule on
 hand-written Markdown, and hypothesis properties over generated documents."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webmd_spider.chunk import (
+from webmd_spider.chunking.markdown_chunks import (
     BlockSpan,
     Chunk,
     ChunkOptionsError,

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from webmd_spider.completion import PageCompletion, done_key
+from webmd_spider.state.completion import PageCompletion, done_key
 
 from .redis_server import RedisServer
 

@@ -1,4 +1,4 @@
-"""The JSON lines exporter of our rows (webmd_spider/exporters.py): orjson for UTF-8
+"""The JSON lines exporter of our rows (webmd_spider/feeds/exporters.py): orjson for UTF-8
 feeds, Scrapy's own encoder for everything it cannot or should not take."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scrapy.exporters import JsonLinesItemExporter
 
-from webmd_spider.exporters import RowJsonLinesExporter
+from webmd_spider.feeds.exporters import RowJsonLinesExporter
 from webmd_spider.items import COLUMNS, diagnostic_row, page_row
 
 

@@ -23,13 +23,13 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
 from webmd_spider.extract import ExtractOptions
-from webmd_spider.extract_pool import (
+from webmd_spider.offload.page_work import extract_page
+from webmd_spider.offload.pool import (
     RESTARTS_PER_WORKER,
     ExtractPool,
     WorkerGone,
     default_processes,
 )
-from webmd_spider.page_work import extract_page
 from webmd_spider.spiders.site import SiteSpider
 
 from .crawling import REPO, crawl_with_stats, project_settings, prose_page, read_rows

@@ -1,4 +1,4 @@
-"""The crawl's garbage-collector settings (webmd_spider/gc_tuning.py)."""
+"""The crawl's garbage-collector settings (webmd_spider/offload/gc_tuning.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
-from webmd_spider.gc_tuning import restore_gc, tune_gc
+from webmd_spider.offload.gc_tuning import restore_gc, tune_gc
 from webmd_spider.options import OptionsError, build_options
 
 from .crawling import by_type, crawl
@@ -29,7 +29,7 @@ def _in_fresh_interpreter(code: str) -> str:
 def test_tune_then_restore() -> None:
     out = _in_fresh_interpreter(
         "import gc\n"
-        "from webmd_spider.gc_tuning import restore_gc, tune_gc\n"
+        "from webmd_spider.offload.gc_tuning import restore_gc, tune_gc\n"
         "before = gc.get_threshold()\n"
         "state = tune_gc(5000)\n"
         "print(gc.get_threshold() == (5000, *before[1:]), gc.get_freeze_count() > 1000)\n"

@@ -1,6 +1,6 @@
 """Hostile robots.txt files: unusable ``Sitemap:`` lines and infinite ``Crawl-delay``.
 
-Unit tests of ``webmd_spider.robots`` and crawls of the real ``site`` spider against
+Unit tests of ``webmd_spider.policy.robots`` and crawls of the real ``site`` spider against
 small local sites (``tests/crawling.py``): a bad line in robots.txt costs only itself,
 the website is still crawled, and what was skipped is counted and told.
 """
@@ -15,7 +15,7 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
-from webmd_spider.robots import MAX_SITEMAP_URL_CHARS, RobotsRules, sitemap_url
+from webmd_spider.policy.robots import MAX_SITEMAP_URL_CHARS, RobotsRules, sitemap_url
 
 from .crawling import by_type, crawl, page_paths, prose_page, summary_of, urlset, write_site
 

@@ -1,7 +1,7 @@
 """Hostile sitemaps: files on other websites, and more sitemap URLs than a crawl wants.
 
 Crawls of the real ``site`` spider against local servers (``tests/crawling.py``), and
-unit tests of the lazy :class:`webmd_spider.sitemaps.SitemapReader`:
+unit tests of the lazy :class:`webmd_spider.discovery.sitemaps.SitemapReader`:
 
 * a sitemap index entry on another website is refused and counted, never fetched;
 * a robots.txt ``Sitemap:`` line (or a sitemap redirect) to another host is fetched only
@@ -27,7 +27,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from w3lib.url import safe_url_string
 
 from webmd_spider.demo.server import SiteServer
-from webmd_spider.sitemaps import (
+from webmd_spider.discovery.sitemaps import (
     MAX_SITEMAP_ELEMENTS,
     MAX_SITEMAP_ENTRIES,
     SitemapReader,
@@ -431,7 +431,7 @@ def test_an_invalid_body_has_nothing_to_read() -> None:
 
 
 def test_a_reader_that_fails_midway_keeps_what_it_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    import webmd_spider.sitemaps as sitemaps
+    import webmd_spider.discovery.sitemaps as sitemaps
 
     real = sitemaps._entry_values
     calls = iter(range(10**6))

@@ -19,11 +19,11 @@ from scrapy import Request
 from scrapy.http import Response
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from webmd_spider import extract_pool
-from webmd_spider.ledger import RunLedger, SiteState
+from webmd_spider.offload import pool as extract_pool
 from webmd_spider.options import EXTRACT_TIMEOUT_DEFAULT, OptionsError, build_options
-from webmd_spider.politeness import MAX_REFUSALS_PER_SITE
-from webmd_spider.robots import MAX_ROBOTS_BYTES
+from webmd_spider.policy.politeness import MAX_REFUSALS_PER_SITE
+from webmd_spider.policy.robots import MAX_ROBOTS_BYTES
+from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.spiders.site import SiteSpider, _robots_root
 
 from .crawling import by_type, crawl, crawl_with_stats, prose_page, record_workers, summary_of
@@ -49,7 +49,7 @@ SLOW_MARK = b"<!-- webmd-test: convert me slowly -->"
 #: HTML (attribute floods and the like are cut before parsing by now).
 SLOW_WORKER = f"""
 import sys, time
-from webmd_spider import extract_worker
+from webmd_spider.offload import worker as extract_worker
 real = extract_worker.extract_page
 def extract_page(body, *args):
     if {SLOW_MARK!r} in body:

@@ -28,18 +28,18 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.downloadermiddlewares.redirect_guard import RedirectGuardMiddleware
 from webmd_spider.extract import ExtractOptions
-from webmd_spider.extract_pool import (
+from webmd_spider.offload.pool import (
     RESTARTS_PER_WORKER,
     WAIT_FOR_WORKER_BYTES,
     ExtractionTimeout,
     ExtractPool,
     PoolClosed,
 )
-from webmd_spider.http_handler import MAX_HEADER_BYTES, MAX_HEADER_LINES
-from webmd_spider.ledger import RunLedger, SiteState
-from webmd_spider.page_rows import classify_response
-from webmd_spider.politeness import MAX_DELAY_SECONDS, parse_retry_after
+from webmd_spider.policy.politeness import MAX_DELAY_SECONDS, parse_retry_after
+from webmd_spider.rows.ledger import RunLedger, SiteState
+from webmd_spider.rows.page_rows import classify_response
 from webmd_spider.run_context import RunContext, attach
+from webmd_spider.transport.http_handler import MAX_HEADER_BYTES, MAX_HEADER_LINES
 
 from .crawling import by_type, crawl, prose_page, summary_of
 
@@ -578,7 +578,7 @@ async def test_a_large_page_waits_for_a_starting_worker_a_small_one_does_not() -
 async def test_a_slow_page_in_a_crawl_is_an_extraction_timeout_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("webmd_spider.extract_pool.EXTRACT_DEADLINE_SECS", DEADLINE)
+    monkeypatch.setattr("webmd_spider.offload.pool.EXTRACT_DEADLINE_SECS", DEADLINE)
     # 20,000 attributes: 0.2 MB (a large page: it waits for the starting worker rather
     # than being converted in the crawl process), ~2.5 s of libxml2 CPU
     slow = (

@@ -12,7 +12,7 @@ from typing import Any
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
-from webmd_spider.state_store import open_store
+from webmd_spider.state.backends import open_store
 
 from .crawling import by_type, crawl_with_stats, summary_of
 
@@ -257,7 +257,7 @@ async def test_a_page_now_disallowed_by_robots_is_removed(
 
 def test_state_is_shared_by_name_and_derived_otherwise(tmp_path: Path) -> None:
     # job names are files in the state dir: a derived one is readable and stable
-    from webmd_spider.state_store import job_key
+    from webmd_spider.state.store import job_key
 
     key = job_key(["https://www.example.com/"], {"max_depth": 3})
     assert key.startswith("example.com-")

@@ -1,4 +1,4 @@
-"""Tests for webmd_spider.ledger (the run ledger) and webmd_spider.items (the row schema)."""
+"""Tests for webmd_spider.rows.ledger (the run ledger) and webmd_spider.items (the row schema)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from webmd_spider.items import (
     site_row,
     utc_now_iso,
 )
-from webmd_spider.ledger import MAX_LISTED, RunLedger, SiteState
+from webmd_spider.rows.ledger import MAX_LISTED, RunLedger, SiteState
 
 
 def make_site(website: str = "example.com", **kwargs: Any) -> SiteState:

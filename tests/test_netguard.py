@@ -1,4 +1,4 @@
-"""Tests for webmd_spider.netguard: the SSRF address policy.
+"""Tests for webmd_spider.policy.netguard: the SSRF address policy.
 
 Pure tests: no sockets, no DNS. Addresses that a crawl would resolve are passed
 in directly, as the resolver wiring will do.
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webmd_spider.netguard import AddressPolicy, parse_numeric_host
+from webmd_spider.policy.netguard import AddressPolicy, parse_numeric_host
 
 POLICY = AddressPolicy.from_allowlist(None)
 

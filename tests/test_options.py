@@ -56,12 +56,29 @@ def test_defaults_with_no_settings_or_arguments() -> None:
     assert opts.progress_secs == 5.0
 
 
-def test_project_settings_defaults_give_the_documented_defaults() -> None:
-    """The WEBMD_* values in settings.py (as Scrapy hands them over) equal JobOptions()."""
+def test_project_settings_hold_every_option_with_its_one_default() -> None:
+    """settings.py writes one WEBMD_* setting per option, from JobOptions' defaults (the
+    one place they are defined), and they read back as JobOptions()."""
     from webmd_spider import settings as project_settings
 
     webmd = {k: getattr(project_settings, k) for k in dir(project_settings) if k.isupper()}
+    assert {k for k in webmd if k.startswith("WEBMD_")} == {
+        "WEBMD_" + name.upper() for name in OPTION_NAMES
+    }
     assert build_options(webmd, {}) == JobOptions()
+
+
+def test_chunk_options_are_validated_once_with_the_options() -> None:
+    """build_options refuses what the chunker cannot use, naming the chunker's range;
+    the options it returns give their chunk budget without another check failing."""
+    with pytest.raises(OptionsError, match=r"invalid-input: chunk_size must be 500\.\.10000"):
+        build_options({}, {"chunk_size": "100"})
+    with pytest.raises(OptionsError, match="at most half"):
+        build_options({}, {"chunk_size": "1000", "chunk_overlap": "600"})
+    with pytest.raises(OptionsError, match=r"in the range 0\.\.10000"):
+        build_options({}, {"chunk_size": "20000"})
+    assert build_options({}, {"chunk_tokens": "300"}).chunk_budget == (1_200, 0)
+    assert JobOptions().chunk_budget == (0, 0)
 
 
 def test_valid_argument_names_are_sorted_options_plus_input() -> None:

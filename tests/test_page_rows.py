@@ -1,4 +1,4 @@
-"""Tests for webmd_spider.page_rows: which responses are pages, and the page row figures."""
+"""Tests for webmd_spider.rows.page_rows: which responses are pages, and the page row figures."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from webmd_spider.extract import Document, extract
 from webmd_spider.items import COLUMNS, ERROR_TYPES, Row
-from webmd_spider.page_rows import MIN_WORDS, READING_WPM, build_page_row, classify_response
+from webmd_spider.rows.page_rows import MIN_WORDS, READING_WPM, build_page_row, classify_response
 
 URL = "https://www.example.com/guides/soil.html"
 

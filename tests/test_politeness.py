@@ -11,7 +11,12 @@ from typing import Any
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
-from webmd_spider.politeness import backoff, delay_and_jitter, parse_host_delay, parse_retry_after
+from webmd_spider.policy.politeness import (
+    backoff,
+    delay_and_jitter,
+    parse_host_delay,
+    parse_retry_after,
+)
 
 from .crawling import by_type, crawl, crawl_with_stats, summary_of
 

@@ -1,4 +1,4 @@
-"""Tests for webmd_spider.robots: RFC 9309 status handling, groups, matching, limits."""
+"""Tests for webmd_spider.policy.robots: RFC 9309 status handling, groups, matching, limits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webmd_spider.robots import DEFAULT_TOKEN, MAX_ROBOTS_BYTES, RobotsRules
+from webmd_spider.policy.robots import DEFAULT_TOKEN, MAX_ROBOTS_BYTES, RobotsRules
 
 SITE = "https://www.example.com"
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from webmd_spider.journal import CrawlJournal
-from webmd_spider.ledger import RunLedger, SiteState
-from webmd_spider.robots import RobotsRules
+from webmd_spider.policy.robots import RobotsRules
+from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.run_context import (
     MissingRunContext,
     ResumeClaims,
@@ -18,6 +17,7 @@ from webmd_spider.run_context import (
     attach,
     run_context,
 )
+from webmd_spider.state.journal import CrawlJournal
 from webmd_spider.urls import canonicalize
 
 PACKAGE = Path(__file__).resolve().parent.parent / "webmd_spider"

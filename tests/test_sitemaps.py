@@ -1,4 +1,4 @@
-"""Tests for webmd_spider.sitemaps: real sitemap bytes in, SitemapDoc out."""
+"""Tests for webmd_spider.discovery.sitemaps: real sitemap bytes in, SitemapDoc out."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webmd_spider import sitemaps
-from webmd_spider.sitemaps import (
+from webmd_spider.discovery import sitemaps
+from webmd_spider.discovery.sitemaps import (
     MAX_SITEMAP_BYTES,
     MAX_SITEMAP_ENTRIES,
     SitemapDoc,
@@ -52,7 +52,7 @@ class Work:
 @pytest.fixture
 def work(monkeypatch: pytest.MonkeyPatch) -> Work:
     """Count the work of the parses in the test: elements read (lxml's ``iterparse``
-    as webmd_spider.sitemaps calls it) and bytes inflated (its ``zlib``)."""
+    as webmd_spider.discovery.sitemaps calls it) and bytes inflated (its ``zlib``)."""
     counted = Work()
     iterparse = sitemaps.etree.iterparse
 

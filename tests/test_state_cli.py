@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from webmd_spider.state_store import PageState, open_store
+from webmd_spider.state.backends import open_store
+from webmd_spider.state.store import PageState
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -26,8 +26,18 @@ import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webmd_spider import state_store, state_store_redis
-from webmd_spider.state_store import (
+from webmd_spider.state import redis_store as state_store_redis
+from webmd_spider.state import store as state_store
+from webmd_spider.state.backends import open_store
+from webmd_spider.state.redis_store import (
+    REDIS_URL_ENV,
+    RedisStateStore,
+    mask_redis_url,
+    redis_find_url,
+    redis_forget_job,
+    redis_list_jobs,
+)
+from webmd_spider.state.store import (
     COMMIT_EVERY,
     LOCK_POLL,
     PageState,
@@ -38,17 +48,8 @@ from webmd_spider.state_store import (
     forget_job,
     job_key,
     list_jobs,
-    open_store,
     reset_memory_stores,
     validate_job_name,
-)
-from webmd_spider.state_store_redis import (
-    REDIS_URL_ENV,
-    RedisStateStore,
-    mask_redis_url,
-    redis_find_url,
-    redis_forget_job,
-    redis_list_jobs,
 )
 
 from .redis_server import RedisServer
@@ -425,7 +426,8 @@ def sqlite_store(state_dir: Path) -> Iterator[Callable[..., StateStore]]:
 HOLDER = textwrap.dedent(
     """
     import sys
-    from webmd_spider.state_store import PageState, open_store
+    from webmd_spider.state.backends import open_store
+    from webmd_spider.state.store import PageState
     store = open_store("sqlite", sys.argv[1], "job")
     store.put(PageState(url="u"))
     store.flush()
@@ -608,7 +610,7 @@ def test_job_key_is_deterministic_and_order_independent() -> None:
 
 def test_job_key_is_the_same_in_another_process() -> None:
     code = (
-        "from webmd_spider.state_store import job_key;"
+        "from webmd_spider.state.store import job_key;"
         "print(job_key(['https://example.com/'], {'s': {3, 1, 2}, 'n': None}))"
     )
     outputs = {
@@ -913,7 +915,7 @@ def test_open_store_redis_without_a_url_is_a_clear_error(
 def test_the_redis_backend_without_redis_py_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delitem(sys.modules, "webmd_spider.state_store_redis")
+    monkeypatch.delitem(sys.modules, "webmd_spider.state.redis_store")
     monkeypatch.setitem(sys.modules, "redis", None)  # "import redis" now fails
     with pytest.raises(StateStoreError) as caught:
         open_store("redis", tmp_path, "job")
@@ -1071,8 +1073,8 @@ def test_redis_an_idle_store_whose_lock_expired_untaken_takes_it_back(
 CRASHER = textwrap.dedent(
     """
     import sys, time
-    from webmd_spider.state_store import PageState
-    from webmd_spider.state_store_redis import RedisStateStore
+    from webmd_spider.state.store import PageState
+    from webmd_spider.state.redis_store import RedisStateStore
     store = RedisStateStore.connect(sys.argv[1], "job", lock_ttl=0.5)
     store.put(PageState(url="u"))
     store.flush()

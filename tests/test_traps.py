@@ -1,4 +1,4 @@
-"""Tests for webmd_spider.traps: crawler-trap detection (pure, no network)."""
+"""Tests for webmd_spider.policy.traps: crawler-trap detection (pure, no network)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from webmd_spider.traps import (
+from webmd_spider.policy.traps import (
     QUERY_VARIANTS,
     REPEATED_SEGMENT,
     SESSION_ID,

@@ -1,5 +1,5 @@
-"""The Markdown folder tree (``webmd_spider.tree``): URL to path rules, collisions, safety,
-frontmatter, atomic writes and incremental runs, plus hypothesis properties."""
+"""The Markdown folder tree (``webmd_spider.rows.markdown_files``): URL to path rules,
+collisions, safety, frontmatter, atomic writes and incremental runs, plus hypothesis properties."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webmd_spider import tree
-from webmd_spider.tree import (
+from webmd_spider.rows import markdown_files as tree
+from webmd_spider.rows.markdown_files import (
     FRONTMATTER_KEYS,
     TreeError,
     TreeWriter,

@@ -146,7 +146,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     """``webmd convert``: see the module docstring. Exit 0 on success, 1 when the page
     gave nothing (extraction error), 2 on bad usage or an unreadable file."""
     from webmd_spider.extract import extract
-    from webmd_spider.page_rows import is_binary
+    from webmd_spider.rows.page_rows import is_binary
 
     options = _options(args)
     out = sys.stdout.buffer
@@ -225,7 +225,7 @@ DEFAULT_STATE_DIR = ".webmd"
 
 
 def _state_list(state_dir: str) -> int:
-    from webmd_spider.state_store import list_jobs
+    from webmd_spider.state.store import list_jobs
 
     jobs = list_jobs(state_dir)
     if not jobs:
@@ -243,7 +243,7 @@ def _state_list(state_dir: str) -> int:
 
 
 def _state_show(url: str, state_dir: str, only: str | None) -> int:
-    from webmd_spider.state_store import find_url
+    from webmd_spider.state.store import find_url
     from webmd_spider.urls import canonicalize
 
     # State is keyed by canonical URL; a raw key is still tried for URLs that were
@@ -264,7 +264,7 @@ def _state_show(url: str, state_dir: str, only: str | None) -> int:
 
 
 def _state_forget(name: str, state_dir: str) -> int:
-    from webmd_spider.state_store import forget_job
+    from webmd_spider.state.store import forget_job
 
     if not forget_job(state_dir, name):
         print(f"webmd state: no state '{name}' in {state_dir}", file=sys.stderr)
@@ -276,7 +276,7 @@ def _state_forget(name: str, state_dir: str) -> int:
 def cmd_state(args: argparse.Namespace) -> int:
     """``webmd state list|show|forget``. Exit 0 on success, 1 when the URL or job is
     not there, the job is in use or the state cannot be read, 2 on an invalid name."""
-    from webmd_spider.state_store import StateStoreError, validate_job_name
+    from webmd_spider.state.store import StateStoreError, validate_job_name
 
     try:
         for name in (getattr(args, "name", None), getattr(args, "state", None)):

@@ -1,10 +1,17 @@
-"""Job options: the typed, validated view of spider arguments, WEBMD_* settings and job files.
+"""Job options: the typed, validated view of spider arguments, WEBMD_* settings and job
+files.
 
-Pure module (standard library only). One option has three spellings that all land here:
-``-a max_pages=10``, ``-s WEBMD_MAX_PAGES=10`` and ``{"max_pages": 10}`` in a job file
-given with ``-a input=job.json``. Precedence, lowest first: settings, job file, arguments.
-Unknown names and unusable values raise :class:`OptionsError` with a message that says
-what is allowed, so a typo never silently falls back to a default.
+Pure module (standard library and the pure chunking limits). One option has three
+spellings that all land here: ``-a max_pages=10``, ``-s WEBMD_MAX_PAGES=10`` and
+``{"max_pages": 10}`` in a job file given with ``-a input=job.json``. Precedence, lowest
+first: settings, job file, arguments. Unknown names and unusable values raise
+:class:`OptionsError` with a message that says what is allowed, so a typo never silently
+falls back to a default.
+
+The defaults live here only: ``settings.py`` writes its ``WEBMD_*`` settings from
+:func:`setting_defaults`, and every option is validated once, in :func:`build_options`
+(the chunk options too: their limits are the chunker's own,
+``chunking.markdown_chunks``).
 """
 
 from __future__ import annotations
@@ -15,6 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from webmd_spider.chunking.markdown_chunks import (
+    MAX_CHUNK_CHARS,
+    MAX_CHUNK_TOKENS,
+    ChunkOptionsError,
+    chunk_budget,
+)
 
 SETTING_PREFIX = "WEBMD_"
 #: A smaller cut leaves a page nothing but a heading marker or the start of a fence.
@@ -56,10 +70,19 @@ class JobOptions:
     max_chars: int = 0
     keep_frames: bool = False
     keep_captions: bool = False
+    #: spacing between two requests to one website, seconds ("low-high", jitter only
+    #: upward; "0" turns the floor off for your own servers and benchmarks);
+    #: AutoThrottle may widen it
     host_delay: str = "0.25-0.6"
+    #: destinations allowed despite the SSRF guard: CIDRs, host names or host:port,
+    #: e.g. "127.0.0.1:8080" to crawl your own local server
     ssrf_allowlist: str = ""
+    #: a robots.txt Crawl-delay above this fetches one page and stops the website
     max_crawl_delay: float = 10.0
+    #: an unavailable robots.txt (5xx, network error) is asked again once after this
+    #: long, when the run budget allows (0 = never)
     robots_retry_secs: float = 30.0
+    #: the product token matched against robots.txt User-agent lines (before "*")
     robots_token: str = "webmd"
     chunk_size: int = 0
     chunk_tokens: int = 0
@@ -83,8 +106,17 @@ class JobOptions:
     #: (an ``extraction-timeout`` row) and the process replaced
     extract_timeout_secs: float = EXTRACT_TIMEOUT_DEFAULT
     #: the garbage collector's young threshold in the crawl and extraction processes
-    #: (0: Python's default; see webmd_spider/gc_tuning.py)
+    #: (0: Python's default; see webmd_spider/offload/gc_tuning.py)
     gc_threshold: int = 10_000
+
+    @property
+    def chunk_budget(self) -> tuple[int, int]:
+        """(size, overlap) of chunks in characters, (0, 0) without chunking; raises
+        ChunkOptionsError for options the chunker cannot use (build_options turns that
+        into an OptionsError, so an options object it built never raises here)."""
+        return chunk_budget(
+            self.chunk_size, self.chunk_tokens, self.chunk_overlap, self.chunk_overlap_tokens
+        )
 
 
 #: (minimum, maximum) for numeric options; None = unbounded on that side.
@@ -97,10 +129,12 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "max_chars": (0, None),
     "max_crawl_delay": (0, 3600),
     "robots_retry_secs": (0, 3600),
-    "chunk_size": (0, 10_000),
-    "chunk_tokens": (0, 2_500),
-    "chunk_overlap": (0, 5_000),
-    "chunk_overlap_tokens": (0, 1_250),
+    # the chunker's limits (chunk_budget checks the rest: a size's minimum, one of
+    # size or tokens, an overlap of at most half the size)
+    "chunk_size": (0, MAX_CHUNK_CHARS),
+    "chunk_tokens": (0, MAX_CHUNK_TOKENS),
+    "chunk_overlap": (0, MAX_CHUNK_CHARS // 2),
+    "chunk_overlap_tokens": (0, MAX_CHUNK_TOKENS // 2),
     "progress_secs": (0, None),
     "extract_processes": (0, 64),
     "extract_timeout_secs": (1, 3600),
@@ -253,4 +287,24 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         raise OptionsError(
             f"max_chars must be 0 (no limit) or at least {MIN_MAX_CHARS}, got {values['max_chars']}"
         )
-    return JobOptions(**{**{n: getattr(defaults, n) for n in OPTION_NAMES}, **values})
+    options = JobOptions(**{**{n: getattr(defaults, n) for n in OPTION_NAMES}, **values})
+    try:
+        options.chunk_budget  # noqa: B018 - validated here, once
+    except ChunkOptionsError as exc:
+        raise OptionsError(f"invalid-input: {exc}") from None
+    return options
+
+
+def setting_defaults() -> dict[str, Any]:
+    """Every ``WEBMD_*`` Scrapy setting with its default, from :class:`JobOptions` (a list
+    option as its comma-separated string, ``extract_processes`` as ``"auto"``)."""
+    defaults = JobOptions()
+    values: dict[str, Any] = {}
+    for name in OPTION_NAMES:
+        value = getattr(defaults, name)
+        if isinstance(value, list):
+            value = ",".join(value)
+        elif name == "extract_processes" and value == EXTRACT_AUTO:
+            value = "auto"
+        values[SETTING_PREFIX + name.upper()] = value
+    return values

@@ -22,13 +22,13 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from webmd_spider.completion import PageCompletion
 from webmd_spider.extract.document import ExtractOptions
-from webmd_spider.journal import CrawlJournal
-from webmd_spider.ledger import RunLedger
-from webmd_spider.netguard import AddressPolicy
 from webmd_spider.options import JobOptions
-from webmd_spider.robots import RobotsRules
+from webmd_spider.policy.netguard import AddressPolicy
+from webmd_spider.policy.robots import RobotsRules
+from webmd_spider.rows.ledger import RunLedger
+from webmd_spider.state.completion import PageCompletion
+from webmd_spider.state.journal import CrawlJournal
 from webmd_spider.urls import canonicalize
 
 if TYPE_CHECKING:  # the fleet is Scrapy-level (it talks to the scheduler's Redis)

@@ -1,12 +1,14 @@
-"""Scrapy settings for webmd_spider, and every WEBMD_* default in one place.
+"""Scrapy settings for webmd_spider.
 
-Imports nothing from the project (only Scrapy's own defaults, to trim one of them).
-Each ``WEBMD_*`` setting is also a spider argument with the lower-case name without the
-prefix (``-s WEBMD_MAX_PAGES=10`` is ``-a max_pages=10``); ``webmd_spider.options``
-validates both.
+The ``WEBMD_*`` settings are written from ``webmd_spider.options.setting_defaults()``,
+the one place their defaults are defined. Each ``WEBMD_*`` setting is also a spider
+argument with the lower-case name without the prefix (``-s WEBMD_MAX_PAGES=10`` is ``-a
+max_pages=10``); ``webmd_spider.options`` validates both.
 """
 
 from scrapy.settings import default_settings as _scrapy_defaults
+
+from webmd_spider.options import setting_defaults
 
 BOT_NAME = "webmd_spider"
 SPIDER_MODULES = ["webmd_spider.spiders"]
@@ -37,14 +39,14 @@ RETRY_TIMES = 1
 REDIRECT_MAX_TIMES = 10
 COOKIES_ENABLED = False
 # Names resolving to loopback/private/link-local... addresses are refused (SSRF guard).
-TWISTED_DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"
+TWISTED_DNS_RESOLVER = "webmd_spider.transport.resolver.GuardedResolver"
 METAREFRESH_ENABLED = True
 # Scrapy's HTTP/1.1 handler with a cap on each response's header section (256 KiB,
 # 1,000 lines): Twisted keeps every header line, so a server sending headers forever
 # grew memory until DOWNLOAD_TIMEOUT. Over the cap: an `http-error` row.
 DOWNLOAD_HANDLERS = {
-    "http": "webmd_spider.http_handler.CappedHTTP11DownloadHandler",
-    "https": "webmd_spider.http_handler.CappedHTTP11DownloadHandler",
+    "http": "webmd_spider.transport.http_handler.CappedHTTP11DownloadHandler",
+    "https": "webmd_spider.transport.http_handler.CappedHTTP11DownloadHandler",
 }
 
 # --- politeness ----------------------------------------------------------------
@@ -66,14 +68,14 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 # Dedup on our canonical URL (tracking parameters, default port, fragment, query order).
-REQUEST_FINGERPRINTER_CLASS = "webmd_spider.fingerprint.CanonicalUrlFingerprinter"
+REQUEST_FINGERPRINTER_CLASS = "webmd_spider.transport.fingerprint.CanonicalUrlFingerprinter"
 # Every response otherwise starts 100 item tasks on the asyncio reactor; a page yields
 # a handful of items, and fewer tasks measurably cut CPU (scrapy/scrapy#5182).
 CONCURRENT_ITEMS = 16
 
 # --- components ------------------------------------------------------------------
-# per-slot concurrency (a website's max_concurrency) enforced: see downloader.py
-DOWNLOADER = "webmd_spider.downloader.SlotLimitedDownloader"
+# per-slot concurrency (a website's max_concurrency) enforced: see transport/downloader.py
+DOWNLOADER = "webmd_spider.transport.downloader.SlotLimitedDownloader"
 DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
     "webmd_spider.downloadermiddlewares.ssrf.SsrfGuardMiddleware": 55,
@@ -91,7 +93,7 @@ DOWNLOADER_MIDDLEWARES = {
 # on every request the spider yields. So is URL length: TrapPolicy.max_url_length
 # (2,000) refuses longer URLs as a counted rejection before UrlLengthMiddleware's 2,083
 # would drop them without a trace. Off, it cannot drop a link a page of a resumable
-# crawl waits for (completion.py).
+# crawl waits for (state/completion.py).
 SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
     "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
@@ -116,13 +118,13 @@ EXTENSIONS_BASE = {
 }
 # Rows reach the feed file as they are exported (no 8 KB buffer lost to a kill -9).
 FEED_STORAGES = {
-    "": "webmd_spider.feedstorage.DurableFileFeedStorage",
-    "file": "webmd_spider.feedstorage.DurableFileFeedStorage",
+    "": "webmd_spider.feeds.storage.DurableFileFeedStorage",
+    "file": "webmd_spider.feeds.storage.DurableFileFeedStorage",
 }
 # JSON lines rows written without Scrapy's per-field serializer calls, encoded by orjson.
 FEED_EXPORTERS = {
-    "jsonl": "webmd_spider.exporters.RowJsonLinesExporter",
-    "jsonlines": "webmd_spider.exporters.RowJsonLinesExporter",
+    "jsonl": "webmd_spider.feeds.exporters.RowJsonLinesExporter",
+    "jsonlines": "webmd_spider.feeds.exporters.RowJsonLinesExporter",
 }
 ITEM_PIPELINES = {
     "webmd_spider.pipelines.chunks.ChunkPipeline": 300,
@@ -131,63 +133,8 @@ ITEM_PIPELINES = {
 
 LOG_LEVEL = "INFO"
 
-# --- webmd_spider options (each also a spider argument; see options.py) ------------
-WEBMD_START = ""
-WEBMD_START_FILE = ""
-WEBMD_MAX_PAGES = 50
-WEBMD_MAX_DEPTH = 3
-WEBMD_MAX_RUN_SECS = 240
-WEBMD_CRAWL_LINKS = True
-WEBMD_DISCOVERY = "sitemaps+links"
-WEBMD_MAX_CONCURRENCY = 8
-WEBMD_MAX_SITEMAP_URLS = 5000
-WEBMD_RESPECT_ROBOTS = True
-WEBMD_INCLUDE_PATTERNS = ""
-WEBMD_EXCLUDE_PATTERNS = ""
-WEBMD_INCLUDE_HTML = False
-WEBMD_KEEP_LINKS = True
-WEBMD_KEEP_IMAGES = True
-WEBMD_MAX_CHARS = 0
-WEBMD_KEEP_FRAMES = False
-# Spacing between two requests to one website, seconds ("low-high", jitter only upward;
-# "0" turns the floor off for your own servers and benchmarks). AutoThrottle may widen it.
-WEBMD_HOST_DELAY = "0.25-0.6"
-# A robots.txt Crawl-delay above this fetches one page and stops the website.
-WEBMD_MAX_CRAWL_DELAY = 10
-# An unavailable robots.txt (5xx, network error) is asked again once after this long,
-# when the run budget allows (0 = never).
-WEBMD_ROBOTS_RETRY_SECS = 30
-# The product token matched against robots.txt User-agent lines (before "*").
-WEBMD_ROBOTS_TOKEN = "webmd"
-# Destinations allowed despite the SSRF guard: CIDRs, host names or host:port, e.g.
-# "127.0.0.1:8080" to crawl your own local server. Empty by default.
-WEBMD_SSRF_ALLOWLIST = ""
-WEBMD_CHUNK_SIZE = 0
-WEBMD_CHUNK_TOKENS = 0
-WEBMD_CHUNK_OVERLAP = 0
-WEBMD_CHUNK_OVERLAP_TOKENS = 0
-WEBMD_OUTPUT_DIR = "output"
-WEBMD_PROGRESS_SECS = 5
-# Incremental recrawls: page state (validators, content hash) per job in WEBMD_STATE_DIR.
-WEBMD_INCREMENTAL = False
-WEBMD_STATE = ""
-WEBMD_STATE_DIR = ".webmd"
-WEBMD_STATE_BACKEND = "sqlite"
-# One .md file per page under this folder (empty: no folder tree).
-WEBMD_OUT_DIR = ""
-WEBMD_OUT_DIR_REMOVED = "delete"
-# A distributed crawl on scrapy-redis: every worker started with this URL (and the same
-# arguments) shares one frontier, politeness and budgets (see webmd_spider/distributed.py).
-WEBMD_REDIS_URL = ""
-# Convert pages in this many worker processes, off Scrapy's thread (0: in the crawl
-# process). "auto": one per usable core beyond the crawl's own (none on one core, at
-# most 4); pages are converted in the crawl process until the workers are ready.
-WEBMD_EXTRACT_PROCESSES = "auto"
-# Seconds an extraction process may spend on one page: past it the process is killed and
-# replaced and the page is an `extraction-timeout` row (a hostile page can cost minutes).
-WEBMD_EXTRACT_TIMEOUT_SECS = 30
-# The garbage collector's young-generation threshold in the crawl process (while the
-# crawl runs; restored at its close) and its extraction processes (Python's default is
-# 700; 0 leaves the collector alone). With 10,000 and the start-up objects frozen, a
-# crawl of 1,169 pages spends ~60 ms collecting instead of ~400 (webmd_spider/gc_tuning.py).
-WEBMD_GC_THRESHOLD = 10000
+# --- webmd_spider options -------------------------------------------------------
+# Every WEBMD_* setting with its default, written from the one definition of the
+# defaults, webmd_spider.options.JobOptions (where each option is described). Each is
+# also a spider argument: -s WEBMD_MAX_PAGES=10 is -a max_pages=10.
+globals().update(setting_defaults())

@@ -21,7 +21,7 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 
-from webmd_spider.ledger import RunLedger
+from webmd_spider.rows.ledger import RunLedger
 from webmd_spider.run_context import run_context, site_stopped
 
 #: A download may run this long past the run's time budget before it is cut off.

@@ -15,8 +15,8 @@ from typing import Self
 from scrapy import Request
 from scrapy.crawler import Crawler
 
-from webmd_spider.incremental import conditional_headers
-from webmd_spider.state_store import PageState
+from webmd_spider.state.changes import conditional_headers
+from webmd_spider.state.store import PageState
 
 
 class ConditionalRequestMiddleware:

@@ -44,7 +44,7 @@ from scrapy.exceptions import DownloadTimeoutError, IgnoreRequest
 from scrapy.http import Response
 from twisted.internet import error as tx_error
 
-from webmd_spider.politeness import (
+from webmd_spider.policy.politeness import (
     MAX_REFUSALS_PER_SITE,
     MAX_REFUSALS_PER_URL,
     MAX_WAIT_SECS,

@@ -1,11 +1,11 @@
 """Refuse requests to addresses we must never contact (SSRF guard), on every request
 and every redirect (redirected requests come through the middlewares again).
 
-Reads the run context's ``ssrf_policy`` (``webmd_spider.netguard.AddressPolicy`` built from
+Reads the run context's ``ssrf_policy`` (``webmd_spider.policy.netguard.AddressPolicy`` built from
 ``WEBMD_SSRF_ALLOWLIST`` / ``-a ssrf_allowlist``). Here the URL itself is checked: the
 scheme (http and https only) and hosts written as IP addresses in any spelling
 (decimal, hex, octal, IPv6, IPv4-mapped...). Host names are checked after DNS
-resolution by ``webmd_spider.resolver.GuardedResolver``. A refusal raises
+resolution by ``webmd_spider.transport.resolver.GuardedResolver``. A refusal raises
 ``IgnoreRequest("refused: ...")``: the spider writes a ``blocked`` row naming the reason.
 """
 

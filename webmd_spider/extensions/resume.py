@@ -5,7 +5,7 @@ Enabled when ``JOBDIR`` or ``WEBMD_REDIS_URL`` is set. It listens to ``item_scra
 and, being an extension created after Scrapy's ``FeedExporter``, runs after the feed
 has written the row (receivers run in connection order), so a URL is never marked done
 before its row is on disk. The mark itself waits, in the run context's
-:class:`~webmd_spider.completion.PageCompletion`, until the page's links are queued
+:class:`~webmd_spider.state.completion.PageCompletion`, until the page's links are queued
 too. A kill between the two writes means one page fetched again on resume, never a
 page lost. A row a pipeline dropped or failed on settles its page as well (it will
 not be written by fetching the page again).
@@ -19,9 +19,9 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from webmd_spider.completion import done_key
 from webmd_spider.items import Row
 from webmd_spider.run_context import run_context
+from webmd_spider.state.completion import done_key
 
 
 class ResumeJournal:

@@ -3,9 +3,10 @@
 Reads the run context's ``chunk_budget`` (size and overlap in characters, validated from
 the ``chunk_size`` / ``chunk_tokens`` / ``chunk_overlap`` / ``chunk_overlap_tokens``
 options, settings ``WEBMD_CHUNK_*``); chunking is off (the columns stay null) when the
-size is 0, the default. The work itself is the pure ``webmd_spider.chunk`` module.
+size is 0, the default. The work itself is the pure
+``webmd_spider.chunking.markdown_chunks`` module.
 Rows whose page was converted in an extraction process come chunked already (the
-same call, made there: ``webmd_spider.page_work``); their chunks are kept.
+same call, made there: ``webmd_spider.offload.page_work``); their chunks are kept.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Self
 
 from scrapy.crawler import Crawler
 
-from webmd_spider.chunk import chunk_markdown
+from webmd_spider.chunking.markdown_chunks import chunk_markdown
 from webmd_spider.items import Row
 from webmd_spider.run_context import run_context
 

@@ -1,6 +1,6 @@
 """Write the crawl as a Markdown folder tree (``-a out_dir=DIR`` / ``WEBMD_OUT_DIR``).
 
-Routes rows into the pure :class:`webmd_spider.tree.TreeWriter` (which holds the
+Routes rows into the pure :class:`webmd_spider.rows.markdown_files.TreeWriter` (which holds the
 layout rules, the manifest and every file operation; see that module):
 
 * a page row with Markdown is staged (``page``); one with ``change == "unchanged"``
@@ -26,8 +26,8 @@ from scrapy.crawler import Crawler
 
 from webmd_spider.items import Row
 from webmd_spider.options import OptionsError
+from webmd_spider.rows.markdown_files import TreeError, TreeWriter
 from webmd_spider.run_context import run_context
-from webmd_spider.tree import TreeError, TreeWriter
 
 logger = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from twisted.web._newclient import ResponseFailed
 
 from webmd_spider.downloadermiddlewares.politeness import TIMEOUTS
 from webmd_spider.downloadermiddlewares.redirect_guard import OFFSITE_REDIRECT
-from webmd_spider.http_handler import ResponseHeadersTooLarge
+from webmd_spider.transport.http_handler import ResponseHeadersTooLarge
 
 _TIMEOUTS = TIMEOUTS
 _UNREACHABLE = (

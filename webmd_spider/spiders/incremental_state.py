@@ -17,19 +17,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from webmd_spider.chunk import chunk_budget
 from webmd_spider.extract import ExtractOptions
-from webmd_spider.incremental import settings_fingerprint
 from webmd_spider.items import utc_now_iso
-from webmd_spider.ledger import RunLedger
 from webmd_spider.options import JobOptions, OptionsError
-from webmd_spider.state_store import (
+from webmd_spider.rows.ledger import RunLedger
+from webmd_spider.state.backends import open_store
+from webmd_spider.state.changes import settings_fingerprint
+from webmd_spider.state.store import (
     PageState,
     StateLockedError,
     StateStore,
     StateStoreError,
     job_key,
-    open_store,
     validate_job_name,
 )
 
@@ -85,17 +84,14 @@ class IncrementalState:
             raise OptionsError(f"state: {exc}") from None
         # the chunk options shape the rows as much as the extraction options do: a run
         # with other chunk sizes must re-chunk every page, not call it unchanged
-        chunking = chunk_budget(
-            options.chunk_size, options.chunk_tokens, options.chunk_overlap,
-            options.chunk_overlap_tokens,
-        )  # fmt: skip
+        chunking = options.chunk_budget
         fingerprint = settings_fingerprint({**asdict(extract_options), "chunks": list(chunking)})
         store: StateStore
         try:
             if options.redis_url:
                 # a distributed crawl: every worker shares the job's state in Redis (no
                 # exclusive lock: the workers are one run)
-                from webmd_spider.state_store_redis import RedisStateStore
+                from webmd_spider.state.redis_store import RedisStateStore
 
                 store = RedisStateStore.connect(options.redis_url, name, exclusive=False)
             else:

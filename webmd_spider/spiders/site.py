@@ -75,21 +75,16 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
 
-from webmd_spider.chunk import ChunkOptionsError, chunk_budget
-from webmd_spider.completion import PageCompletion, done_key
 from webmd_spider.extract import ExtractOptions, extract
-from webmd_spider.extract_pool import (
+from webmd_spider.items import Row, diagnostic_row, page_row
+from webmd_spider.offload.gc_tuning import GcState, restore_gc, tune_gc
+from webmd_spider.offload.page_work import PageWork
+from webmd_spider.offload.pool import (
     ExtractionTimeout,
     ExtractPool,
     PoolClosed,
     default_processes,
 )
-from webmd_spider.gc_tuning import GcState, restore_gc, tune_gc
-from webmd_spider.incremental import CHANGED, NEW, REMOVED, UNCHANGED, change_of, is_gone
-from webmd_spider.items import Row, diagnostic_row, page_row
-from webmd_spider.journal import CrawlJournal, QueuedUrl
-from webmd_spider.ledger import RunLedger, SiteState
-from webmd_spider.netguard import AddressPolicy
 from webmd_spider.options import (
     EXTRACT_AUTO,
     EXTRACT_TIMEOUT_DEFAULT,
@@ -97,7 +92,12 @@ from webmd_spider.options import (
     OptionsError,
     build_options,
 )
-from webmd_spider.page_rows import (
+from webmd_spider.policy.netguard import AddressPolicy
+from webmd_spider.policy.politeness import MAX_REFUSALS_PER_SITE, delay_and_jitter, parse_host_delay
+from webmd_spider.policy.robots import MAX_ROBOTS_BYTES, RobotsRules
+from webmd_spider.policy.traps import TrapDetector, TrapPolicy
+from webmd_spider.rows.ledger import RunLedger, SiteState
+from webmd_spider.rows.page_rows import (
     AI_OPT_OUT,
     UNTYPED,
     build_page_row,
@@ -105,9 +105,6 @@ from webmd_spider.page_rows import (
     interstitial,
     robots_directives,
 )
-from webmd_spider.page_work import PageWork
-from webmd_spider.politeness import MAX_REFUSALS_PER_SITE, delay_and_jitter, parse_host_delay
-from webmd_spider.robots import MAX_ROBOTS_BYTES, RobotsRules
 from webmd_spider.run_context import ResumeClaims, RunContext, attach
 from webmd_spider.run_context import site_stopped as site_stopped_signal
 from webmd_spider.spiders.failures import classify_failure
@@ -117,8 +114,10 @@ from webmd_spider.spiders.incremental_state import (
     validators_of,
 )
 from webmd_spider.spiders.sitemap_discovery import ROBOTS_MAX_REDIRECTS, SitemapDiscovery
-from webmd_spider.state_store import PageState, StateStoreError
-from webmd_spider.traps import TrapDetector, TrapPolicy
+from webmd_spider.state.changes import CHANGED, NEW, REMOVED, UNCHANGED, change_of, is_gone
+from webmd_spider.state.completion import PageCompletion, done_key
+from webmd_spider.state.journal import CrawlJournal, QueuedUrl
+from webmd_spider.state.store import PageState, StateStoreError
 from webmd_spider.urls import (
     PatternError,
     StartInput,
@@ -280,12 +279,7 @@ class SiteSpider(SitemapDiscovery, Spider):
                 f"nothing to crawl ({problems}). Give -a start=URL (or a domain), "
                 "-a start_file=PATH or -a input=job.json"
             )
-        try:
-            self.chunk_budget = chunk_budget(
-                opts.chunk_size, opts.chunk_tokens, opts.chunk_overlap, opts.chunk_overlap_tokens
-            )
-        except ChunkOptionsError as exc:
-            raise OptionsError(f"invalid-input: {exc}") from None
+        self.chunk_budget = opts.chunk_budget  # validated with the options
         self.extract_options = ExtractOptions(
             keep_links=opts.keep_links,
             keep_images=opts.keep_images,
@@ -331,7 +325,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._configure_fleet(settings, opts)
         if self.journal is not None or self.fleet is not None:
             # a page is marked done (journal, in-flight list) only when its row is
-            # written and its links are queued (webmd_spider.completion)
+            # written and its links are queued (webmd_spider.state.completion)
             self.completion = PageCompletion(self._page_done)
         if not settings.getdict("FEEDS"):
             path = _default_feed_path(opts.output_dir, self._inputs)
@@ -1075,7 +1069,7 @@ class SiteSpider(SitemapDiscovery, Spider):
                     break  # the run is closing: the rest of its links are not wanted
             return
         # Done when this output is read to its end, its rows are written and its page
-        # requests are queued: not before (see webmd_spider.completion).
+        # requests are queued: not before (see webmd_spider.state.completion).
         key = canonicalize(response.meta["webmd_url"])
         completion.hold(key)
         try:

@@ -15,7 +15,7 @@ Bounded work per website:
   the run stops) no further file is requested: the queued ones are counted in the run
   summary as not fetched (``sitemap_not_read:<reason>``), and one that arrives after
   the cap is not read (counted the same way);
-* a sitemap is read lazily (:class:`webmd_spider.sitemaps.SitemapReader`) and reading
+* a sitemap is read lazily (:class:`webmd_spider.discovery.sitemaps.SitemapReader`) and reading
   stops at the cap: the entries left are counted approximately under
   ``max_sitemap_urls`` (entry tags in the file minus those read), with a warning.
   Reading one file is bounded (entry, unusable-entry and element caps of the reader).
@@ -51,15 +51,15 @@ from scrapy import Request
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from webmd_spider.ledger import RunLedger, SiteState
-from webmd_spider.page_rows import FOLLOWED_REDIRECTS
-from webmd_spider.robots import RobotsRules, sitemap_url
-from webmd_spider.sitemaps import (
+from webmd_spider.discovery.sitemaps import (
     MAX_SITEMAP_BYTES,
     MAX_SITEMAP_ENTRIES,
     SitemapReader,
     usable_url,
 )
+from webmd_spider.policy.robots import RobotsRules, sitemap_url
+from webmd_spider.rows.ledger import RunLedger, SiteState
+from webmd_spider.rows.page_rows import FOLLOWED_REDIRECTS
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.urls import canonicalize, site_key
 

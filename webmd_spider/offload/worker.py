@@ -1,4 +1,4 @@
-"""An extraction worker process: ``python -m webmd_spider.extract_worker JOBS_FD RESULTS_FD``.
+"""An extraction worker process: ``python -m webmd_spider.offload.worker JOBS_FD RESULTS_FD``.
 
 ``extract_pool.ExtractPool`` starts each worker as a fresh interpreter running this
 module, with the read end of a job pipe and the write end of a result pipe. Not through
@@ -23,8 +23,8 @@ import signal
 import sys
 from multiprocessing.connection import Connection
 
-from webmd_spider.gc_tuning import tune_gc
-from webmd_spider.page_work import extract_page
+from webmd_spider.offload.gc_tuning import tune_gc
+from webmd_spider.offload.page_work import extract_page
 
 READY = b"ready"
 

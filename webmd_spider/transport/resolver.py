@@ -1,9 +1,9 @@
 """A DNS resolver that refuses names resolving to addresses we must never contact.
 
-Setting: ``TWISTED_DNS_RESOLVER = "webmd_spider.resolver.GuardedResolver"``. Scrapy installs it
-on the reactor, and Twisted connects to the address this resolver returns, so the
+Setting: ``TWISTED_DNS_RESOLVER = "webmd_spider.transport.resolver.GuardedResolver"``.
+Scrapy installs it on the reactor, and Twisted connects to the address this resolver returns, so the
 address that was checked is the one connected to: no DNS-rebinding window between the
-check and the connection. The policy (``webmd_spider.netguard.AddressPolicy``) comes
+check and the connection. The policy (``webmd_spider.policy.netguard.AddressPolicy``) comes
 from the crawl's run context (``ssrf_policy``, which includes ``-a ssrf_allowlist``)
 or, before the spider exists, from ``WEBMD_SSRF_ALLOWLIST``. A refused name fails with
 ``DNSLookupError("refused: ...")``, which the spider reports as a ``blocked`` row.
@@ -22,7 +22,7 @@ from twisted.internet.base import ReactorBase
 from twisted.internet.defer import Deferred
 from twisted.internet.error import DNSLookupError
 
-from webmd_spider.netguard import AddressPolicy, parse_numeric_host
+from webmd_spider.policy.netguard import AddressPolicy, parse_numeric_host
 from webmd_spider.run_context import MissingRunContext, run_context
 
 

@@ -1,7 +1,7 @@
 """Extraction in worker processes, driven from the crawl's asyncio event loop.
 
 ``ExtractPool(n, options, chunk_budget, gc_threshold)`` starts ``n`` worker processes
-(``python -m webmd_spider.extract_worker``, see that module for why not
+(``python -m webmd_spider.offload.worker``, see that module for why not
 ``multiprocessing``) and hands them pages; each worker runs ``page_work.extract_page``
 and sends back a ``PageWork``.
 
@@ -70,8 +70,8 @@ import time
 from collections import deque
 
 from webmd_spider.extract import ExtractOptions
-from webmd_spider.extract_worker import READY
-from webmd_spider.page_work import PageWork
+from webmd_spider.offload.page_work import PageWork
+from webmd_spider.offload.worker import READY
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ ROOM_WAIT_EXTRA_SECS = 5.0
 _READ_SIZE = 1 << 20
 #: What a worker runs: ``sys.executable`` + this + the two pipe descriptors. A module
 #: attribute so that a benchmark can put a stand-in worker there (bench/stub_extract.py).
-WORKER_ARGV: list[str] = ["-m", "webmd_spider.extract_worker"]
+WORKER_ARGV: list[str] = ["-m", "webmd_spider.offload.worker"]
 
 
 class WorkerGone(Exception):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from webmd_spider.extract import EXTRACTOR_VERSION
-from webmd_spider.state_store import PageState
+from webmd_spider.state.store import PageState
 
 #: Values of the ``change`` column.
 NEW, CHANGED, UNCHANGED, REMOVED = "new", "changed", "unchanged", "removed"

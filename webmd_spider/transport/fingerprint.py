@@ -1,6 +1,7 @@
 """Request fingerprints on our canonical URL, so the dupefilter dedups as we do.
 
-Setting: ``REQUEST_FINGERPRINTER_CLASS = "webmd_spider.fingerprint.CanonicalUrlFingerprinter"``.
+Setting: ``REQUEST_FINGERPRINTER_CLASS =
+"webmd_spider.transport.fingerprint.CanonicalUrlFingerprinter"``.
 Scrapy's default ignores query order and fragments but keeps ``:80``, ``utm_*`` and
 similar tracking variants apart; ``webmd_spider.urls.canonicalize`` folds those too.
 Redirected requests pass through the dupefilter again, so two URLs redirecting to one

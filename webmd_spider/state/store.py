@@ -6,7 +6,7 @@ validators (``ETag``, ``Last-Modified``), a hash of the page Markdown, when it w
 seen, the extraction-settings fingerprint, and the page's same-website links, so a
 ``304 Not Modified`` can skip extraction and still lead the crawl to the page's links.
 
-Backends (:func:`open_store`):
+Backends (``webmd_spider.state.backends.open_store``):
 
 * ``sqlite`` (default): one file per job, ``<state_dir>/<job>.sqlite``, WAL mode,
   writes committed in batches; an exclusive ``flock`` on ``<state_dir>/<job>.lock``
@@ -27,7 +27,6 @@ import dataclasses
 import errno
 import fcntl
 import hashlib
-import importlib
 import json
 import os
 import re
@@ -52,7 +51,6 @@ __all__ = [
     "forget_job",
     "job_key",
     "list_jobs",
-    "open_store",
     "reset_memory_stores",
     "validate_job_name",
 ]
@@ -139,7 +137,7 @@ def _copy(state: PageState) -> PageState:
 
 
 class StateStore(ABC):
-    """Page state of one job. Open with :func:`open_store`; close with :meth:`close`
+    """Page state of one job. Open with ``backends.open_store``; close with :meth:`close`
     (or use it as a context manager). Every method raises :class:`StateStoreError`
     on a storage failure and after :meth:`close`.
     """
@@ -685,90 +683,6 @@ class MemoryStateStore(StateStore):
             self._data.held = False
             self._data = None
             _MEMORY_COND.notify_all()
-
-
-# --------------------------------------------------------------------------- #
-# Opening
-# --------------------------------------------------------------------------- #
-
-_BACKENDS: dict[str, type[StateStore]] = {
-    "sqlite": SqliteStateStore,
-    "memory": MemoryStateStore,
-}
-
-
-# Built-in backends imported only when asked for, so their client libraries stay
-# optional: name -> (dotted path, the package it needs, the extra that installs it).
-_LAZY_BACKENDS: dict[str, tuple[str, str, str]] = {
-    "redis": ("webmd_spider.state_store_redis.RedisStateStore", "redis", "distributed"),
-}
-
-
-def _backend_class(backend: str) -> type[StateStore]:
-    name = backend.strip()
-    if name in _BACKENDS:
-        return _BACKENDS[name]
-    if name in _LAZY_BACKENDS:
-        path, package, extra = _LAZY_BACKENDS[name]
-        try:
-            importlib.import_module(path.rpartition(".")[0])
-        except Exception as exc:
-            missing = isinstance(exc, ModuleNotFoundError) and (
-                exc.name == package or (exc.name or "").startswith(package + ".")
-            )
-            if missing:
-                raise StateStoreError(
-                    f"the {name} backend needs the {package!r} package: "
-                    f"pip install webmd-spider[{extra}]"
-                ) from exc
-            raise StateStoreError(
-                f"cannot import state backend {backend!r}: {type(exc).__name__}: {exc}"
-            ) from exc
-        name = path
-    module_name, _, class_name = name.rpartition(".")
-    if not module_name or not class_name:
-        raise StateStoreError(
-            f"unknown state backend {backend!r}: use 'sqlite', 'memory', 'redis' or a dotted "
-            "path package.module.ClassName to a StateStore subclass"
-        )
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # ImportError, or whatever the module raises on import
-        raise StateStoreError(
-            f"cannot import state backend {backend!r}: {type(exc).__name__}: {exc}"
-        ) from exc
-    cls = getattr(module, class_name, None)
-    if cls is None:
-        raise StateStoreError(
-            f"cannot import state backend {backend!r}: module {module_name!r} has no {class_name!r}"
-        )
-    if not (isinstance(cls, type) and issubclass(cls, StateStore)):
-        raise StateStoreError(f"state backend {backend!r} is not a StateStore subclass")
-    return cls
-
-
-def open_store(
-    backend: str, state_dir: str | Path, job: str, *, lock_timeout: float = 0.0
-) -> StateStore:
-    """Open ``job``'s state under ``state_dir`` with ``backend``.
-
-    ``backend`` is ``"sqlite"`` (default), ``"memory"``, ``"redis"`` (the server in
-    ``WEBMD_REDIS_URL``; ``state_dir`` is not used; see
-    :mod:`webmd_spider.state_store_redis`), or ``package.module.ClassName`` of a
-    :class:`StateStore` subclass (its classmethod ``open(state_dir, job,
-    lock_timeout)`` is called). Raises :class:`StateLockedError` if another run holds
-    the job after ``lock_timeout`` seconds, :class:`StateStoreError` for an unknown
-    backend, an invalid job name, or a store that cannot be opened.
-    """
-    try:
-        validate_job_name(job)
-    except ValueError as exc:
-        raise StateStoreError(str(exc)) from None
-    cls = _backend_class(backend or "sqlite")
-    store = cls.open(Path(state_dir), job, lock_timeout)
-    if not isinstance(store, StateStore):
-        raise StateStoreError(f"state backend {backend!r}: open() did not return a StateStore")
-    return store
 
 
 # --------------------------------------------------------------------------- #

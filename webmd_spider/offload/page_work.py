@@ -2,7 +2,7 @@
 columns and the chunks, as one picklable result.
 
 Pure module (no Scrapy, no Twisted): it is what an extraction process runs
-(``webmd_spider.extract_pool``), so that the crawl process receives plain data (str,
+(``webmd_spider.offload.pool``), so that the crawl process receives plain data (str,
 numbers, lists, dicts: unpickled by C code) instead of a ``Document`` full of small
 dataclass objects that it would then convert itself, and no longer chunks the page.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from webmd_spider.chunk import chunk_markdown
+from webmd_spider.chunking.markdown_chunks import chunk_markdown
 from webmd_spider.extract import Document, ExtractOptions, extract
-from webmd_spider.page_rows import document_columns, is_empty
+from webmd_spider.rows.page_rows import document_columns, is_empty
 
 
 @dataclass

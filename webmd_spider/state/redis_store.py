@@ -1,4 +1,4 @@
-"""The Redis backend of the incremental-recrawl state (:mod:`webmd_spider.state_store`).
+"""The Redis backend of the incremental-recrawl state (:mod:`webmd_spider.state.store`).
 
 Select it with ``open_store("redis", state_dir, job)`` (``state_dir`` is not used)
 and the server in the environment variable ``WEBMD_REDIS_URL``
@@ -10,10 +10,10 @@ as the distributed crawl does. Needs the ``redis`` package
 Key layout, all under ``webmd:state:{job}:`` (job names never contain ``:``):
 
 * ``pages`` (hash): field = canonical URL, value = JSON object of the
-  :class:`~webmd_spider.state_store.PageState` (every field, ``links`` a list);
+  :class:`~webmd_spider.state.store.PageState` (every field, ``links`` a list);
 * ``urls`` (sorted set, every score 0): every stored URL, so ``iterate()`` walks them
   in byte order (as SQLite's ``ORDER BY url``) with ``ZRANGEBYLEX``,
-  :data:`~webmd_spider.state_store.ITERATE_PAGE` at a time;
+  :data:`~webmd_spider.state.store.ITERATE_PAGE` at a time;
 * ``site:{website}`` (sorted set, every score 0): the URLs of one website, for
   ``iterate(website)``;
 * ``meta`` (hash): job metadata, always holding ``schema_version`` (so every job
@@ -24,8 +24,8 @@ Key layout, all under ``webmd:state:{job}:`` (job names never contain ``:``):
 ``put``/``delete`` run small Lua scripts, so ``pages``, ``urls`` and the per-website
 sets change together even when several workers share one job. Writes are buffered in
 the store (the last write of each URL or meta key) and sent in one ``MULTI``/``EXEC``
-pipeline every :data:`~webmd_spider.state_store.COMMIT_EVERY` writes or
-:data:`~webmd_spider.state_store.COMMIT_INTERVAL` seconds (checked on each write), on
+pipeline every :data:`~webmd_spider.state.store.COMMIT_EVERY` writes or
+:data:`~webmd_spider.state.store.COMMIT_INTERVAL` seconds (checked on each write), on
 :meth:`~RedisStateStore.flush` and on :meth:`~RedisStateStore.close`. ``get`` and
 ``get_meta`` look in the buffer first and ``count``/``iterate`` send it first, so a
 store always sees its own writes; other workers see them once sent. Durability is the
@@ -61,7 +61,7 @@ import redis
 from redis.client import Pipeline
 from redis.exceptions import RedisError, WatchError
 
-from webmd_spider.state_store import (
+from webmd_spider.state.store import (
     COMMIT_EVERY,
     COMMIT_INTERVAL,
     ITERATE_PAGE,
@@ -403,7 +403,7 @@ class RedisStateStore(StateStore):
             raise StateStoreError(
                 f"state '{self.job}' at Redis {self.url} has schema version {version!r}, this "
                 f"version of webmd reads {SCHEMA_VERSION!r}; remove it with "
-                f"webmd_spider.state_store_redis.redis_forget_job"
+                f"webmd_spider.state.redis_store.redis_forget_job"
             )
 
     def _abandon(self) -> None:
@@ -440,7 +440,7 @@ class RedisStateStore(StateStore):
         return StateStoreError(
             f"cannot read state '{self.job}' at Redis {self.url}: bad value for {url}: {exc}; "
             "if it is damaged, remove the job with "
-            "webmd_spider.state_store_redis.redis_forget_job"
+            "webmd_spider.state.redis_store.redis_forget_job"
         )
 
     def _lost_message(self, holder: str) -> str:

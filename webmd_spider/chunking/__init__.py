@@ -1,0 +1,1 @@
+"""Embedding-ready chunks of a page's Markdown. Pure: no Scrapy, no Twisted."""

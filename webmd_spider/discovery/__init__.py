@@ -1,0 +1,3 @@
+"""Finding a website's pages: sitemaps (sitemaps.org protocol). Pure: no Scrapy, no
+Twisted.
+"""

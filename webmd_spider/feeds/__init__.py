@@ -1,0 +1,1 @@
+"""Scrapy feed components: the JSON lines exporter and the feed storage."""
