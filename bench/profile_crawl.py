@@ -60,12 +60,12 @@ from webmd_spider.demo.server import SiteServer
 CATEGORIES = [
     ("idle (thread pool / select waits)", r"^(Condition\.wait|.*select \(selectors\.py)"),
     ("start-up: imports", r"_find_and_load"),
-    ("extraction: webmd_spider.extract.extract()", r"^extract \(webmd_spider/extract/core\.py"),
-    ("extraction processes: jobs out, results in", r"webmd_spider/extract_pool\.py"),
-    ("chunks: ChunkPipeline", r"webmd_spider/(pipelines/chunks|chunk)\.py"),
+    ("extraction: extract.extract()", r"^extract \(webmd_spider/extract/extractor\.py"),
+    ("extraction processes: jobs out, results in", r"webmd_spider/offload/pool\.py"),
+    ("chunks: chunk_markdown", r"webmd_spider/chunking/markdown_chunks\.py"),
     (
         "feed export: JSON encode + write",
-        r"(scrapy/(extensions/feedexport|exporters)|webmd_spider/exporters)\.py",
+        r"(scrapy/(extensions/feedexport|exporters)|webmd_spider/feeds/exporters)\.py",
     ),
     ("page row: build_page_row", r"build_page_row"),
     ("links: _follow_links/_schedule", r"(_follow_links|_schedule) \(webmd_spider"),

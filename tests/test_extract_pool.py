@@ -141,7 +141,7 @@ async def test_pool_results_and_close() -> None:
     expected = extract_page(body, "http://example.com/3", "utf-8", ExtractOptions(), 800, 0)
     assert results[3] == expected
     assert results[3].columns and results[3].columns["markdown"].startswith("# Pooled")
-    assert results[3].facts.markdown == "" and results[3].facts.page_links
+    assert results[3].document.markdown == "" and results[3].document.page_links
     assert all(w.process.poll() is not None for w in workers) and not pool.workers
     pool.close()  # twice is fine
     assert pool.submit(body, "http://example.com/", None) is None

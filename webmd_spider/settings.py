@@ -127,7 +127,6 @@ FEED_EXPORTERS = {
     "jsonlines": "webmd_spider.feeds.exporters.RowJsonLinesExporter",
 }
 ITEM_PIPELINES = {
-    "webmd_spider.pipelines.chunks.ChunkPipeline": 300,
     "webmd_spider.pipelines.markdown_tree.MarkdownTreePipeline": 400,
 }
 

@@ -4,8 +4,8 @@ No Scrapy or Twisted here (checked by import-linter), so it can be used and
 tested on its own.
 """
 
-from webmd_spider.extract.core import extract
 from webmd_spider.extract.document import Document, ExtractOptions, Heading, Image, Link
+from webmd_spider.extract.extractor import extract
 
 #: Bumped whenever a change to the engine changes its output for some page: incremental
 #: recrawls compare it with the version their state was written with, and convert every

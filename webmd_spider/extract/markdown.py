@@ -1,6 +1,6 @@
 """The chosen content region (an lxml element) as Markdown and as plain text.
 
-`render()` walks the region once (see blocks.py) and returns both renderings
+`render()` walks the region once (see renderer.py) and returns both renderings
 plus the headings, links, images and data tables of the region. Markdown and
 text hold the same words: text is the Markdown minus its syntax (no URLs,
 markers, fences or pipes; code verbatim; image alt text only in Markdown).
@@ -30,8 +30,8 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
-from webmd_spider.extract.blocks import Block, Renderer, join_blocks, separator
 from webmd_spider.extract.document import Heading, Image, Link
+from webmd_spider.extract.renderer import Block, Renderer, join_blocks, separator
 
 
 @dataclass(slots=True)

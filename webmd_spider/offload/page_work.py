@@ -4,7 +4,9 @@ columns and the chunks, as one picklable result.
 Pure module (no Scrapy, no Twisted): it is what an extraction process runs
 (``webmd_spider.offload.pool``), so that the crawl process receives plain data (str,
 numbers, lists, dicts: unpickled by C code) instead of a ``Document`` full of small
-dataclass objects that it would then convert itself, and no longer chunks the page.
+dataclass objects that it would then convert itself. The crawl process runs the same
+function for the pages it extracts itself, so every page takes one path: one
+extraction, one set of row columns, chunked once, here.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from webmd_spider.rows.page_rows import document_columns, is_empty
 class PageWork:
     """The result of :func:`extract_page`.
 
-    ``facts`` is the extracted ``Document`` without its content: ``markdown``,
+    ``document`` is the extracted ``Document`` without its content: ``markdown``,
     ``text``, ``html``, ``headings``, ``links``, ``images`` and ``tables`` are emptied
     when ``columns`` is set, because ``columns`` (``page_rows.document_columns``)
     holds them in row form; every other attribute (title, canonical, page links,
@@ -31,7 +33,7 @@ class PageWork:
     given and the page has Markdown, else None.
     """
 
-    facts: Document
+    document: Document
     columns: dict[str, Any] | None
     chunks: list[dict[str, Any]] | None
 
@@ -55,7 +57,7 @@ def extract_page(
     columns = document_columns(doc)
     chunks = None
     if chunk_size > 0 and doc.markdown:
-        # the same call as ChunkPipeline's on the row (its url is the final URL)
+        # the one place pages are chunked: here, in whichever process extracts them
         found = chunk_markdown(doc.markdown, url, chunk_size, chunk_overlap, title=doc.title)
         chunks = [c.to_dict() for c in found]
     # the content travels once, in `columns`

@@ -75,10 +75,10 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
 
-from webmd_spider.extract import ExtractOptions, extract
+from webmd_spider.extract import ExtractOptions
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.offload.gc_tuning import GcState, restore_gc, tune_gc
-from webmd_spider.offload.page_work import PageWork
+from webmd_spider.offload.page_work import PageWork, extract_page
 from webmd_spider.offload.pool import (
     ExtractionTimeout,
     ExtractPool,
@@ -153,7 +153,7 @@ QUEUE_FACTOR = 2
 MAX_CACHED_ORIGINS = 4096
 #: A website stopped for one of these writes nothing more: answers in flight are skipped
 #: (counted as not fetched), except its refusals once it stopped as ``blocked``: a URL
-#: the server refused (429/503) has its ``blocked`` row (see ``_parse_page``).
+#: the server refused (429/503) has its ``blocked`` row (see ``_page_rows``).
 #: see SiteSpider._sitemap_outcome: after this many sitemap-listed pages without a real
 #: page row (at most half the page budget), with under this share of them good, the
 #: sitemaps' remaining pages are queued behind the links
@@ -1063,7 +1063,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             work = await self._extract_elsewhere(response)
         completion = self.completion
         if completion is None:
-            for output in self._parse_page(response, work):
+            for output in self._page_rows(response, work):
                 yield output
                 if self._closing:
                     break  # the run is closing: the rest of its links are not wanted
@@ -1073,7 +1073,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         key = canonicalize(response.meta["webmd_url"])
         completion.hold(key)
         try:
-            for output in self._parse_page(response, work):
+            for output in self._page_rows(response, work):
                 if isinstance(output, Row):
                     row_key = done_key(output)
                     if row_key is not None:
@@ -1093,8 +1093,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             completion.release(key)
 
     def _needs_extraction(self, response: Response) -> bool:
-        """The cheap checks of ``_parse_page`` that come before extraction, so that no
-        page is sent to a worker for nothing. ``_parse_page`` takes them again after the
+        """The cheap checks of ``_page_rows`` that come before extraction, so that no
+        page is sent to a worker for nothing. ``_page_rows`` takes them again after the
         await, where they decide: meanwhile the page budget may have been reached, or
         another URL of the same page written."""
         meta = response.meta
@@ -1116,7 +1116,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         page no worker can take now, no worker left, the page failed in its worker) or,
         when its website stopped meanwhile, skip it (``site_stopped`` gives up the pages
         still out, so that the run does not wait for conversions it will throw away);
-        or the exception that ``_parse_page`` turns into what the page gets: an
+        or the exception that ``_page_rows`` turns into what the page gets: an
         ``ExtractionTimeout`` (an ``extraction-timeout`` row; the page is not converted
         here either) or ``PoolClosed`` (the run is ending: not written)."""
         pool = self._extract_pool
@@ -1136,12 +1136,12 @@ class SiteSpider(SitemapDiscovery, Spider):
         except asyncio.CancelledError:
             site = self.ledger.sites.get(website)
             if site is not None and self._stopped(site) is not None:
-                return None  # given up by site_stopped: _parse_page skips the page
+                return None  # given up by site_stopped: _page_rows skips the page
             raise
         finally:
             out.discard(task)
 
-    def _parse_page(self, response: Response, work: Extracted = None) -> Iterator[Any]:
+    def _page_rows(self, response: Response, work: Extracted = None) -> Iterator[Any]:
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
         refused = meta.get("webmd_refused")
@@ -1206,17 +1206,14 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._missed(site)
             yield row
             return
-        if not isinstance(work, PageWork):
-            doc = extract(
-                response.body,
-                response.url,
-                encoding=_charset(response),
-                options=self.extract_options,
-            )
-            columns = chunks = None
-        else:
-            doc, columns, chunks = work.facts, work.columns, work.chunks
+        if isinstance(work, PageWork):
             self.crawler.stats.inc_value("webmd/extractions_in_workers")
+        else:  # the same work as an extraction process's (offload.page_work), done here
+            work = extract_page(
+                response.body, response.url, _charset(response), self.extract_options,
+                *self.chunk_budget,
+            )  # fmt: skip
+        doc, columns, chunks = work.document, work.columns, work.chunks
         self.crawler.stats.inc_value("webmd/extractions")
         headers = response.headers.getlist(b"X-Robots-Tag")
         x_robots = "\n".join(h.decode("latin-1") for h in headers) or None
@@ -1263,8 +1260,8 @@ class SiteSpider(SitemapDiscovery, Spider):
             if not self._claim_page(site, response.url):
                 return
         if chunks is not None and row.row_type == "page":
-            # chunked in the extraction process (ChunkPipeline keeps them)
             row.chunks, row.chunk_count = chunks, len(chunks)
+            self.crawler.stats.inc_value("webmd/chunks", len(chunks))
         site.emitted.add(final)
         if row.row_type == "page" and self.incremental.enabled:
             nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
