@@ -24,7 +24,8 @@ from webmd_spider.options import EXTRACT_TIMEOUT_DEFAULT, OptionsError, build_op
 from webmd_spider.policy.politeness import MAX_REFUSALS_PER_SITE
 from webmd_spider.policy.robots import MAX_ROBOTS_BYTES
 from webmd_spider.rows.ledger import RunLedger, SiteState
-from webmd_spider.spiders.site import SiteSpider, _robots_root
+from webmd_spider.spiders.responses import robots_root
+from webmd_spider.spiders.site import SiteSpider
 
 from .crawling import by_type, crawl, crawl_with_stats, prose_page, record_workers, summary_of
 from .test_hostile_transport import WORDS, Handler, RawServer, rows_by_path, send
@@ -407,14 +408,14 @@ def test_the_root_comes_from_the_last_hop_on_the_website() -> None:
         request = Request(chain[-1], meta={"redirect_urls": list(chain[:-1])})
         return Response(chain[-1], request=request)
 
-    assert _robots_root("a.com", answer("http://a.com/robots.txt")) == "http://a.com/"
+    assert robots_root("a.com", answer("http://a.com/robots.txt")) == "http://a.com/"
     upgraded = answer("http://a.com/robots.txt", "https://www.a.com/robots.txt")
-    assert _robots_root("a.com", upgraded) == "https://www.a.com/"
+    assert robots_root("a.com", upgraded) == "https://www.a.com/"
     away = answer(
         "http://a.com/robots.txt", "https://www.a.com/robots.txt", "https://b.com/robots.txt"
     )
-    assert _robots_root("a.com", away) == "https://www.a.com/"
-    assert _robots_root("a.com", answer("http://a.com/robots.txt", "http://b.com/r")) == (
+    assert robots_root("a.com", away) == "https://www.a.com/"
+    assert robots_root("a.com", answer("http://a.com/robots.txt", "http://b.com/r")) == (
         "http://a.com/"
     )
 

@@ -38,7 +38,8 @@ import os
 import socket
 import time
 import uuid
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Iterable
 from typing import Any, Self
 
 from scrapy import Request, Spider
@@ -47,6 +48,7 @@ from scrapy.settings import Settings
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.scheduler import Scheduler
 
+from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.run_context import run_context
 from webmd_spider.urls import canonicalize
 
@@ -366,6 +368,73 @@ class Fleet:
     def wait_for_turn(self, website: str, interval: float) -> float:
         """Reserve this worker's next request to ``website``; seconds to wait first."""
         return float(self._gate(keys=[self.key("gate", website)], args=[interval]))
+
+    # -- what a worker does for the crawl as a whole (the site spider calls these) --------
+    def keep_alive(self) -> None:
+        """Every few seconds: this worker is alive; dead workers' pages go back. A Redis
+        hiccup is logged, never raised: it must not kill the worker."""
+        try:
+            self.heartbeat()
+            if self.idle:
+                self.set_idle(True)
+            self.rescue_dead(self.key("requests"))
+        except Exception as exc:  # redis-py raises its own ConnectionError family
+            logger.warning("distributed crawl heartbeat failed: %s", exc)
+
+    def share_site_info(self, sites: Iterable[SiteState]) -> None:
+        """The seeder's discovery facts of each website, for the site rows that the last
+        worker out writes (only the seeder read the robots.txt and sitemaps first)."""
+        for site in sites:
+            self.redis.hset(
+                self.key("siteinfo", site.website),
+                mapping={
+                    "discovery": site.discovery,
+                    "sitemap_url_count": site.sitemap_url_count,
+                    "root": site.root or "",
+                    "stop_reason": site.stop_reason or "",
+                },
+            )
+
+    def settle_site(self, site: SiteState, max_pages: int) -> None:
+        """Give `site` the crawl's numbers: the counters every worker kept and the
+        seeder's discovery facts (its site row is then the crawl's, not this worker's)."""
+        counters = self.site_counters(site.website)
+        info = {
+            k.decode(): v.decode()
+            for k, v in self.redis.hgetall(self.key("siteinfo", site.website)).items()
+        }
+        site.pages = self.pages(site.website)
+        site.total_words = int(counters.get("total_words", 0))
+        site.total_tokens = int(counters.get("total_tokens", 0))
+        site.boilerplate_sum = counters.get("boilerplate_sum", 0.0)
+        site.failures = int(counters.get("failures", 0))
+        site.robots_blocked = int(counters.get("robots_blocked", 0))
+        site.discovery = info.get("discovery") or site.discovery
+        site.sitemap_url_count = int(info.get("sitemap_url_count") or 0)
+        site.root = info.get("root") or site.root
+        site.stop_reason = info.get("stop_reason") or site.stop_reason
+        if site.pages >= max_pages:
+            site.stop_reason = site.stop_reason or "page_budget"
+
+    def summarize_crawl(self, ledger: RunLedger) -> None:
+        """The last worker out: its run summary is the crawl's (totals of every worker),
+        with its own numbers beside them."""
+        rows, errors = self.crawl_counts()
+        ledger.extra = {
+            "scope": "crawl",
+            "crawl": self.name,
+            "this_worker": {
+                "worker": self.worker,
+                "rows": dict(ledger.row_counts),
+                "errors": dict(ledger.error_counts),
+            },
+        }
+        ledger.row_counts = Counter(rows)
+        ledger.error_counts = Counter(errors)
+
+    def summarize_worker(self, ledger: RunLedger) -> None:
+        """A worker that is not the last out: its run summary is its own."""
+        ledger.extra = {"scope": "worker", "crawl": self.name, "worker": self.worker}
 
 
 class CanonicalRedisDupeFilter(RFPDupeFilter):

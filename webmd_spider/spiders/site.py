@@ -10,7 +10,7 @@ Flow per website (URLs on one host, ``www.`` folded, are one website):
    ladder (https://host, https://www.host, http://host). Its body is read up to the
    parse limit (``MAX_ROBOTS_BYTES``) and cut there, whatever its size; a redirect to
    another website gives the rules (RFC 9309 §2.3.1.2), while the website, its root and
-   its sitemaps stay on the input's host (``_robots_root``).
+   its sitemaps stay on the input's host (``robots_root``).
 2. whole-site inputs read the sitemaps (see ``sitemap_discovery``); with no usable
    sitemap the home page starts a breadth-first link crawl.
 3. each page response becomes a ``page`` row or a ``diagnostic`` row; links on the page
@@ -55,12 +55,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shutil
 import time
 import uuid
-from collections import Counter, deque
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, Self
@@ -113,7 +111,27 @@ from webmd_spider.spiders.incremental_state import (
     state_name,
     validators_of,
 )
+from webmd_spider.spiders.responses import (
+    charset_of,
+    content_key,
+    content_type_of,
+    has_userinfo,
+    location_of,
+    loop_message,
+    response_ms,
+    robots_root,
+    root_of,
+    thin_loop_row,
+)
 from webmd_spider.spiders.sitemap_discovery import ROBOTS_MAX_REDIRECTS, SitemapDiscovery
+from webmd_spider.spiders.startup import (
+    call_later,
+    default_feed_path,
+    discard_stale_queue,
+    quiet_asyncio_about,
+    quiet_probe_failures,
+    read_start_file,
+)
 from webmd_spider.state.changes import CHANGED, NEW, REMOVED, UNCHANGED, change_of, is_gone
 from webmd_spider.state.completion import PageCompletion, done_key
 from webmd_spider.state.journal import CrawlJournal, QueuedUrl
@@ -241,9 +259,9 @@ class SiteSpider(SitemapDiscovery, Spider):
             # exception still has to propagate for that, and asyncio would print it
             # again with a traceback ("Task exception was never retrieved").
             logger.error("Cannot start the crawl: %s", exc)
-            _quiet_asyncio_about(exc)
+            quiet_asyncio_about(exc)
             raise
-        _quiet_probe_failures()
+        quiet_probe_failures()
         crawler.signals.connect(spider.site_stopped, signal=site_stopped_signal)
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
@@ -260,7 +278,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._robots_inflate_cap = settings.getint("DOWNLOAD_MAXSIZE")
         raw_inputs = list(opts.start)
         if opts.start_file:
-            raw_inputs.extend(_read_start_file(opts.start_file))
+            raw_inputs.extend(read_start_file(opts.start_file))
         self._inputs = parse_start_inputs(" ".join(raw_inputs))
         for bad in (i for i in self._inputs if i.kind == "invalid"):
             self._startup_rows.append(
@@ -292,7 +310,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if jobdir:
             self.journal = CrawlJournal(jobdir)
             if self.journal.resumed and not self.journal.clean:
-                _discard_stale_queue(Path(jobdir))
+                discard_stale_queue(Path(jobdir))
             if self.journal.resumed:
                 logger.info(
                     "Resuming from %s: %d page URLs done, %d queued before",
@@ -328,7 +346,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             # written and its links are queued (webmd_spider.state.completion)
             self.completion = PageCompletion(self._page_done)
         if not settings.getdict("FEEDS"):
-            path = _default_feed_path(opts.output_dir, self._inputs)
+            path = default_feed_path(opts.output_dir, self._inputs)
             settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
             logger.info("No feed given (-O FILE); writing rows to %s", path)
         processes = opts.extract_processes
@@ -425,9 +443,9 @@ class SiteSpider(SitemapDiscovery, Spider):
 
             from webmd_spider.distributed import HEARTBEAT_SECS
 
-            self._heartbeat = LoopingCall(self._fleet_heartbeat)
+            self._heartbeat = LoopingCall(self.fleet.keep_alive)
             self._heartbeat.start(HEARTBEAT_SECS, now=False)
-        self._timer = _call_later(budget, self._on_time_budget)
+        self._timer = call_later(budget, self._on_time_budget)
         self._deadline = time.monotonic() + budget
         # everything of the start-up is alive now: frozen, not scanned until the close
         self._gc_state = tune_gc(self.options.gc_threshold)
@@ -462,7 +480,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             if first.kind == "domain":
                 candidates = discovery_candidates(first.url)
             else:
-                candidates = [_root_of(first.url)]
+                candidates = [root_of(first.url)]
             mode, discovery = ("site", "links") if whole else ("list", "list")
             site = SiteState(key, first.raw, mode, root=candidates[0], discovery=discovery)
             yield self.ledger.add_site(site), candidates, pages
@@ -528,7 +546,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         """robots.txt answered: record the rules and the site root, then begin the site."""
         site = self.ledger.sites[response.meta["webmd_site"]]
         pages: list[StartInput] = response.meta["webmd_pages"]
-        site.root = _robots_root(site.website, response)
+        site.root = robots_root(site.website, response)
         if self.options.respect_robots:
             rules = RobotsRules.from_response(
                 response.status, response.body, self.options.robots_token
@@ -625,7 +643,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if error_type == "http-error" and "redirects" in message:
             # RFC 9309 §2.3.1.2: past five redirects the file may be taken as unavailable,
             # which §2.3.1.3 treats like a 4xx: everything is allowed.
-            site.root = _root_of(request.meta.get("redirect_urls", [request.url])[0])
+            site.root = root_of(request.meta.get("redirect_urls", [request.url])[0])
             yield from self._begin_site(
                 site, RobotsRules.allow_all(self.options.robots_token), pages
             )
@@ -664,7 +682,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if site.robots_retries >= 1 or wait <= 0 or wait + ROBOTS_RETRY_MARGIN_SECS > remaining:
             return False
         site.robots_retries += 1
-        root = _root_of(robots_url)
+        root = root_of(robots_url)
         message = f"{site.website}: robots.txt unavailable ({why}); asking again in {wait:g} s"
         logger.warning(message)
         self.ledger.warn(message)
@@ -673,7 +691,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self._robots_retries.discard(timer)
             self.crawler.engine.crawl(self._robots_request(site, [root], pages))
 
-        timer = _call_later(wait, again)
+        timer = call_later(wait, again)
         self._robots_retries.add(timer)
         return True
 
@@ -743,7 +761,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             # reported (`not-html`); links to assets, feeds and APIs are not followed.
             reason = follow_rejection(url) if via == "link" else None
             reason = reason or self.url_filter.rejection(url) or self.traps.refusal(url)
-            if reason is None and "@" in url and _has_userinfo(url):
+            if reason is None and "@" in url and has_userinfo(url):
                 reason = "userinfo"  # user:password@ in a found link: not followed
             if reason:
                 self.ledger.reject(url, reason, site.website)
@@ -958,7 +976,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         self._purged.add(website)
         for future in self._extracting.pop(website, ()):
             future.cancel()
-        _call_later(0, partial(self._purge, website))
+        call_later(0, partial(self._purge, website))
 
     def _purge(self, website: str | None, reason: str | None = None) -> int:
         """Take out of the scheduler's memory queue and the download slots the page
@@ -1104,7 +1122,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if site is None or self._stopped(site) is not None:
             return False
         problem = classify_response(
-            response.status, _content_type(response), response.body, _location(response)
+            response.status, content_type_of(response), response.body, location_of(response)
         )
         return problem is None and canonicalize(response.url) not in site.emitted
 
@@ -1122,7 +1140,9 @@ class SiteSpider(SitemapDiscovery, Spider):
         pool = self._extract_pool
         assert pool is not None
         # a task of its own, which site_stopped can cancel without touching Scrapy's
-        task = asyncio.ensure_future(pool.extract(response.body, response.url, _charset(response)))
+        task = asyncio.ensure_future(
+            pool.extract(response.body, response.url, charset_of(response))
+        )
         website = response.meta["webmd_site"]
         out = self._extracting.setdefault(website, set())
         out.add(task)
@@ -1157,7 +1177,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.ledger.skip(response.url, stopped, site.website)
             return
         common = self._row_context(site, meta)
-        content_type = _content_type(response)
+        content_type = content_type_of(response)
         if refused:
             row = self._row(
                 diagnostic_row("blocked", refused, **common, status_code=response.status)
@@ -1174,12 +1194,12 @@ class SiteSpider(SitemapDiscovery, Spider):
             yield from self._not_modified(site, response, common, key)
             return
         problem = classify_response(
-            response.status, content_type, response.body, _location(response)
+            response.status, content_type, response.body, location_of(response)
         )
         if problem is not None:
             error_type, message = problem
             if meta.get("webmd_redirect_loop") and 300 <= response.status < 400:
-                message = _loop_message(meta, response.url)
+                message = loop_message(meta, response.url)
             row = diagnostic_row(error_type, message, **common, status_code=response.status)
             if is_gone(response.status) and key in self.incremental.known(site.website):
                 row.change = REMOVED  # a tombstone: the page is gone and leaves the state
@@ -1210,7 +1230,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.crawler.stats.inc_value("webmd/extractions_in_workers")
         else:  # the same work as an extraction process's (offload.page_work), done here
             work = extract_page(
-                response.body, response.url, _charset(response), self.extract_options,
+                response.body, response.url, charset_of(response), self.extract_options,
                 *self.chunk_budget,
             )  # fmt: skip
         doc, columns, chunks = work.document, work.columns, work.chunks
@@ -1239,7 +1259,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             final_url=response.url,
             status_code=response.status,
             content_type=content_type,
-            response_time_ms=_response_ms(meta),
+            response_time_ms=response_ms(meta),
             sitemap_lastmod=site.lastmod.get(key),
         )
         if untyped and row.row_type == "page":
@@ -1247,7 +1267,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         if meta.get("webmd_redirect_loop") and row.row_type == "page" and row.thin:
             # a page refreshing (meta refresh) in a loop with next to no text of its own
             # ("moved"): a redirect stub, not a page (and no content to deduplicate)
-            row = _thin_loop_row(row)
+            row = thin_loop_row(row)
         if row.row_type == "page":
             # same content as a page written (a soft 404, /a/ and /a/index.html): not
             # written again; its links are followed like a canonical duplicate's (the
@@ -1281,7 +1301,7 @@ class SiteSpider(SitemapDiscovery, Spider):
                     site.declared.add(canonical)
         if row.row_type != "page" and meta.get("webmd_redirect_loop"):
             # a page refreshing (meta refresh) in a loop, too thin to be a page
-            row.error = f"{_loop_message(meta, response.url)}; {row.error}"
+            row.error = f"{loop_message(meta, response.url)}; {row.error}"
         self._row(row)  # counted before it is handed on: the budgets act at once
         if row.row_type != "page":
             self._missed(site)
@@ -1338,7 +1358,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         )
         logger.warning(message)
         self.ledger.warn(message)
-        _call_later(0, partial(self._demote_sitemap_pages, site.website))
+        call_later(0, partial(self._demote_sitemap_pages, site.website))
 
     def _demote_sitemap_pages(self, website: str) -> None:
         """Queue the sitemap-listed page requests of ``website`` still in Scrapy's
@@ -1367,7 +1387,7 @@ class SiteSpider(SitemapDiscovery, Spider):
         are checked. An incremental run also checks the pages earlier runs wrote (still
         known), so the same one of two copies is kept run after run: a new copy found
         before the known one is re-checked (known pages queue last) is not written."""
-        digest = _content_key(content_hash)
+        digest = content_key(content_hash)
         if digest is None or meta["webmd_via"] == "input":
             return None
         earlier = site.content.get(digest)
@@ -1392,7 +1412,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             store = self.incremental.store
             try:
                 for state in store.iterate(site.website) if store is not None else ():
-                    digest = _content_key(state.content_hash)
+                    digest = content_key(state.content_hash)
                     if digest and state.settings_fingerprint == self.incremental.fingerprint:
                         index.setdefault(digest, state.url)
             except StateStoreError as exc:
@@ -1402,7 +1422,7 @@ class SiteSpider(SitemapDiscovery, Spider):
     def _remember_content(self, site: SiteState, content_hash: str | None, url: str) -> None:
         """A page row is written: its content hash (128 bits) is kept, with its
         canonical URL (the string ``site.emitted`` holds already)."""
-        digest = _content_key(content_hash)
+        digest = content_key(content_hash)
         if digest is not None:
             site.content.setdefault(digest, url)
 
@@ -1480,7 +1500,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             **common,
             final_url=response.url,
             status_code=response.status,
-            response_time_ms=_response_ms(response.meta),
+            response_time_ms=response_ms(response.meta),
             content_hash=content_hash,
             change=UNCHANGED,
         )
@@ -1731,7 +1751,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.options.max_run_secs,
             dropped,
         )
-        self._timer = _call_later(STOP_GRACE_SECS, self._force_close)
+        self._timer = call_later(STOP_GRACE_SECS, self._force_close)
 
     def _drain_download_queues(self, reason: str, website: str | None = None) -> int:
         """Fail the requests waiting in the downloader's per-slot queues: every request
@@ -1831,17 +1851,6 @@ class SiteSpider(SitemapDiscovery, Spider):
         self.crawler.engine.crawl(request)
         raise DontCloseSpider
 
-    def _fleet_heartbeat(self) -> None:
-        """Every few seconds: this worker is alive; dead workers' pages go back."""
-        fleet = self.fleet
-        try:
-            fleet.heartbeat()
-            if getattr(fleet, "idle", False):
-                fleet.set_idle(True)
-            fleet.rescue_dead(fleet.key("requests"))
-        except Exception as exc:  # a Redis hiccup must not kill the worker
-            logger.warning("distributed crawl heartbeat failed: %s", exc)
-
     def _fleet_idle(self) -> None:
         """Idle worker of a distributed crawl: wait while the crawl goes on; the last
         worker out writes the site rows and clears the crawl's keys."""
@@ -1854,16 +1863,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             raise DontCloseSpider
         self._summary_written = True
         if fleet.seeder:
-            for site in self.ledger.sites.values():
-                fleet.redis.hset(
-                    fleet.key("siteinfo", site.website),
-                    mapping={
-                        "discovery": site.discovery,
-                        "sitemap_url_count": site.sitemap_url_count,
-                        "root": site.root or "",
-                        "stop_reason": site.stop_reason or "",
-                    },
-                )
+            fleet.share_site_info(self.ledger.sites.values())
         if self._heartbeat is not None and self._heartbeat.running:
             self._heartbeat.stop()  # a heartbeat after leave() would register us again
         if fleet.leave():
@@ -1871,44 +1871,15 @@ class SiteSpider(SitemapDiscovery, Spider):
                 self.crawler.signals.send_catch_log(
                     signals.item_scraped, item=row, response=None, spider=self
                 )
-            # this worker's run summary is the crawl's: totals of every worker
-            rows, errors = fleet.crawl_counts()
-            self.ledger.extra = {
-                "scope": "crawl",
-                "crawl": fleet.name,
-                "this_worker": {
-                    "worker": fleet.worker,
-                    "rows": dict(self.ledger.row_counts),
-                    "errors": dict(self.ledger.error_counts),
-                },
-            }
-            self.ledger.row_counts = Counter(rows)
-            self.ledger.error_counts = Counter(errors)
+            fleet.summarize_crawl(self.ledger)
             fleet.clear()
         else:
-            self.ledger.extra = {"scope": "worker", "crawl": fleet.name, "worker": fleet.worker}
+            fleet.summarize_worker(self.ledger)
 
     def _fleet_site_rows(self) -> Iterator[Row]:
         """Site rows of a distributed crawl, from the counters every worker kept."""
-        fleet = self.fleet
         for site in self.ledger.sites.values():
-            counters = fleet.site_counters(site.website)
-            info = {
-                k.decode(): v.decode()
-                for k, v in fleet.redis.hgetall(fleet.key("siteinfo", site.website)).items()
-            }
-            site.pages = fleet.pages(site.website)
-            site.total_words = int(counters.get("total_words", 0))
-            site.total_tokens = int(counters.get("total_tokens", 0))
-            site.boilerplate_sum = counters.get("boilerplate_sum", 0.0)
-            site.failures = int(counters.get("failures", 0))
-            site.robots_blocked = int(counters.get("robots_blocked", 0))
-            site.discovery = info.get("discovery") or site.discovery
-            site.sitemap_url_count = int(info.get("sitemap_url_count") or 0)
-            site.root = info.get("root") or site.root
-            site.stop_reason = info.get("stop_reason") or site.stop_reason
-            if site.pages >= self.options.max_pages:
-                site.stop_reason = site.stop_reason or "page_budget"
+            self.fleet.settle_site(site, self.options.max_pages)
             yield self._row(site.to_row(self.ledger.stop_reason))
 
     def _schedule_orphans(self) -> bool:
@@ -1965,166 +1936,3 @@ class SiteSpider(SitemapDiscovery, Spider):
             self.journal.close()
         restore_gc(self._gc_state)
         self._gc_state = None
-
-
-# -- small helpers ------------------------------------------------------------------------
-def _call_later(delay: float, func: Any) -> DelayedCall:
-    # Imported here: importing the reactor at module level would install the default
-    # reactor before Scrapy installs the asyncio one.
-    from twisted.internet import reactor
-
-    clock: Any = reactor
-    call: DelayedCall = clock.callLater(delay, func)
-    return call
-
-
-def _discard_stale_queue(jobdir: Path) -> None:
-    """The previous run with this JOBDIR was killed: Scrapy's queue on disk is stale
-    (see ``journal``) and would hand out old requests; the journal re-queues what was
-    pending. Removed before the scheduler opens it."""
-    queue = jobdir / "requests.queue"
-    if queue.exists():
-        logger.warning(
-            "The previous run with JOBDIR %s did not stop cleanly: its saved request queue "
-            "is discarded and the pending pages are queued again from the resume journal",
-            jobdir,
-        )
-        shutil.rmtree(queue, ignore_errors=True)
-
-
-def _thin_loop_row(row: Row) -> Row:
-    """The `empty` diagnostic that stands for a thin page refreshing in a loop, with the
-    page row's crawl columns."""
-    words = row.word_count or 0
-    names = ("input", "website", "url", "final_url", "status_code", "content_type", "depth")
-    return diagnostic_row(
-        "empty",
-        f"only {words} word{'s' if words != 1 else ''}: a redirect stub",
-        **{name: getattr(row, name) for name in names},
-    )
-
-
-def _loop_message(meta: dict[str, Any], url: str) -> str:
-    """``redirect loop: A -> B -> A`` for the last hop of a redirect loop."""
-    return "redirect loop: " + " -> ".join([*meta.get("redirect_urls", []), url])
-
-
-def _has_userinfo(url: str) -> bool:
-    """``user:password@`` (or ``user@``) before the host: such a link is not followed.
-    Credentials found on a page are not ours to send, and Twisted refuses the host."""
-    try:
-        return "@" in urlsplit(url).netloc
-    except ValueError:
-        return False
-
-
-def _content_key(content_hash: str | None) -> bytes | None:
-    """The first 128 bits of a ``sha256:HEX`` content hash (49 bytes in memory), or
-    None for no hash (a 304 whose stored page had none)."""
-    if not content_hash:
-        return None
-    digest = content_hash.rpartition(":")[2][:32]
-    try:
-        return bytes.fromhex(digest)
-    except ValueError:
-        return content_hash.encode("utf-8")
-
-
-def _probe_failure_as_info(record: logging.LogRecord) -> bool:
-    """A logging filter: RetryMiddleware's "Gave up retrying" for a robots.txt probe
-    that has a next candidate (``https://host`` first, then ``http://``) is INFO, not
-    ERROR: a failed TLS probe of a plain-HTTP server is expected (issue 16 item 12)."""
-    args = record.args
-    request = args.get("request") if isinstance(args, dict) else None
-    meta = getattr(request, "meta", None)
-    if (
-        record.levelno > logging.INFO
-        and meta is not None
-        and meta.get("webmd_kind") == "robots"
-        and len(meta.get("webmd_candidates") or ()) > 1
-    ):
-        record.levelno, record.levelname = logging.INFO, "INFO"
-    return True
-
-
-def _quiet_probe_failures() -> None:
-    retry_logger = logging.getLogger("scrapy.downloadermiddlewares.retry")
-    if _probe_failure_as_info not in retry_logger.filters:
-        retry_logger.addFilter(_probe_failure_as_info)
-
-
-def _quiet_asyncio_about(exc: BaseException) -> None:
-    """Drop asyncio's log record of ``exc`` (its never-retrieved task): the user was
-    told in one line, a traceback would only bury it (issue 16 item 5)."""
-
-    def keep(record: logging.LogRecord) -> bool:
-        return not (record.exc_info and record.exc_info[1] is exc)
-
-    logging.getLogger("asyncio").addFilter(keep)
-
-
-def _read_start_file(path: str) -> list[str]:
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise OptionsError(f"cannot read start_file {path!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        # never echo the file's bytes (a binary file printed 575 KB of stderr)
-        raise OptionsError(
-            f"start_file {path!r} is not a UTF-8 text file (byte 0x{exc.object[exc.start]:02x} "
-            f"at offset {exc.start}): give one start URL or domain per line"
-        ) from None
-    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-
-
-def _root_of(url: str) -> str:
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('/', 1)[0]}/"
-
-
-def _robots_root(website: str, response: Response) -> str:
-    """The website's root, from the answer to its robots.txt: the root of the last URL
-    of the redirect chain that is on the website (``http://a/robots.txt`` redirected to
-    ``https://a/robots.txt``: ``https://a/``). RFC 9309 §2.3.1.2 lets a robots.txt
-    redirect to another website, whose file then gives this website's rules; the
-    website itself, its root and its sitemaps stay on the input's host."""
-    chain = [*response.meta.get("redirect_urls", ()), response.url]
-    for url in reversed(chain):
-        if site_key(url) == website:
-            return _root_of(url)
-    return _root_of(chain[0])
-
-
-def _default_feed_path(output_dir: str, inputs: list[StartInput]) -> Path:
-    keys = {site_key(i.url) for i in inputs if i.url}
-    name = keys.pop() if len(keys) == 1 else "crawl"
-    safe = "".join(c if c.isalnum() or c in "-._" else "-" for c in name)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path(output_dir) / f"{safe}-{stamp}.jsonl"
-
-
-def _content_type(response: Response) -> str | None:
-    value = response.headers.get(b"Content-Type")
-    return value.decode("latin-1") if value else None
-
-
-def _location(response: Response) -> str | None:
-    """The Location header of a 3xx answer (decoded latin-1), else None."""
-    if not 300 <= response.status < 400:
-        return None
-    value = response.headers.get(b"Location")
-    return value.decode("latin-1") if value else None
-
-
-def _charset(response: Response) -> str | None:
-    ctype = _content_type(response) or ""
-    for part in ctype.split(";")[1:]:
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "charset" and value:
-            return value.strip("\"' ")
-    return None
-
-
-def _response_ms(meta: dict[str, Any]) -> int | None:
-    latency = meta.get("download_latency")
-    return round(latency * 1000) if isinstance(latency, int | float) else None
