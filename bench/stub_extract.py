@@ -4,11 +4,13 @@
     python bench/stub_extract.py run OUT.pickle crawl site -a start=ORIGIN/ ...
     python bench/stub_extract.py run-workers OUT.pickle crawl site -a start=ORIGIN/ ...
 
-``build`` runs the real ``webmd_spider.extract.extract()`` on every ``*.html`` file of a
-served site folder, with the URLs the crawl will see (``ORIGIN`` + path), and pickles
-the ``Document`` results. ``run`` loads them (its CPU is charged to the run: about 0.1 s
-for the PostgreSQL docs), replaces the ``extract`` name the ``site`` spider calls with a
-dictionary lookup by URL path (unknown paths still get the real extraction), and runs
+``build`` runs the real ``extract_page`` (``webmd_spider.offload.page_work``: extraction,
+row columns, chunks of 512 tokens) on every ``*.html`` file of a served site folder,
+with the URLs the crawl will see (``ORIGIN`` + path), and pickles the ``PageWork``
+results (``OUT.pickle.work``; ``OUT.pickle`` keeps the ``Document`` of each page).
+``run`` loads them (its CPU is charged to the run), replaces the ``extract_page`` name
+the ``site`` spider calls with a dictionary lookup by URL path (unknown paths, or other
+options than the build's, still get the real extraction), and runs
 ``scrapy`` with the remaining arguments, adding ``-s WEBMD_EXTRACT_PROCESSES=0`` (the
 lookup exists in this process only). Everything else (Scrapy, our middlewares,
 page rows, links, chunks, the JSONL feed) runs as shipped, so ``bench/crawl.py``'s
@@ -105,21 +107,29 @@ def run_workers(pickled: Path, scrapy_args: list[str]) -> None:
 
 def run(pickled: Path, scrapy_args: list[str]) -> None:
     started = time.process_time()
-    with pickled.open("rb") as handle:
-        docs = pickle.load(handle)
+    with Path(f"{pickled}.work").open("rb") as handle:
+        built = pickle.load(handle)
+    # unpickled here, before the crawl: the lookup below then costs a dict access
+    answers = {path: pickle.loads(data) for path, data in built["answers"].items()}
     print(
-        f"stub_extract: {len(docs)} documents loaded in {time.process_time() - started:.2f} s CPU",
+        f"stub_extract: {len(answers)} pages loaded in {time.process_time() - started:.2f} s CPU",
         file=sys.stderr,
     )
     import webmd_spider.spiders.site as site_module
 
-    real_extract = site_module.extract
+    real_extract_page = site_module.extract_page
 
-    def lookup(body: bytes | str, url: str, **kwargs: Any) -> Any:
-        doc = docs.pop(urlsplit(url).path, None)
-        return doc if doc is not None else real_extract(body, url, **kwargs)
+    def lookup(
+        body: bytes, url: str, encoding: str | None, options: Any, size: int = 0, overlap: int = 0
+    ) -> Any:
+        if (options, (size, overlap)) == built["setup"]:
+            work = answers.pop(urlsplit(url).path, None)
+            if work is not None:
+                return work
+        # other options than the build's, or an unknown path: the real extraction
+        return real_extract_page(body, url, encoding, options, size, overlap)
 
-    site_module.extract = lookup  # type: ignore[assignment]
+    site_module.extract_page = lookup  # type: ignore[assignment]
     if not any(a.startswith("WEBMD_EXTRACT_PROCESSES=") for a in scrapy_args):
         # the lookup replaces extraction in this process only: no extraction processes
         scrapy_args = [*scrapy_args, "-s", "WEBMD_EXTRACT_PROCESSES=0"]
