@@ -90,17 +90,26 @@ from webmd_spider.options import (
     OptionsError,
     build_options,
 )
+from webmd_spider.page_flow import (
+    DIAGNOSTIC,
+    DUPLICATE,
+    NOT_MODIFIED,
+    SKIP,
+    Answer,
+    WebsiteView,
+    canonical_duplicate,
+    content_refusal,
+    decide_answer,
+)
 from webmd_spider.policy.netguard import AddressPolicy
 from webmd_spider.policy.politeness import MAX_REFUSALS_PER_SITE, delay_and_jitter, parse_host_delay
 from webmd_spider.policy.robots import MAX_ROBOTS_BYTES, RobotsRules
 from webmd_spider.policy.traps import TrapDetector, TrapPolicy
 from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.rows.page_rows import (
-    AI_OPT_OUT,
     UNTYPED,
     build_page_row,
     classify_response,
-    interstitial,
     robots_directives,
 )
 from webmd_spider.run_context import ResumeClaims, RunContext, attach
@@ -132,7 +141,7 @@ from webmd_spider.spiders.startup import (
     quiet_probe_failures,
     read_start_file,
 )
-from webmd_spider.state.changes import CHANGED, NEW, REMOVED, UNCHANGED, change_of, is_gone
+from webmd_spider.state.changes import CHANGED, NEW, REMOVED, UNCHANGED, change_of
 from webmd_spider.state.completion import PageCompletion, done_key
 from webmd_spider.state.journal import CrawlJournal, QueuedUrl
 from webmd_spider.state.store import PageState, StateStoreError
@@ -152,8 +161,6 @@ from webmd_spider.urls import (
 logger = logging.getLogger(__name__)
 
 PRIORITY_ROBOTS = 1000
-#: Challenge pages are short; a long page that mentions "just a moment..." is content.
-INTERSTITIAL_MAX_WORDS = 200
 #: After the time budget, downloads in flight get this long before the spider writes its
 #: site rows and closes (the run must end within seconds of its budget).
 STOP_GRACE_SECS = 3.0
@@ -1164,65 +1171,55 @@ class SiteSpider(SitemapDiscovery, Spider):
     def _page_rows(self, response: Response, work: Extracted = None) -> Iterator[Any]:
         meta = response.meta
         site = self.ledger.sites[meta["webmd_site"]]
-        refused = meta.get("webmd_refused")
-        stopped = self._stopped(site)
-        if refused and stopped == "blocked" and not self._past_grace():
-            # fetched and refused (429/503): its row, even when this very refusal (or one
-            # before it, in a row) stopped the website; only URLs never asked are not
-            # fetched
-            stopped = None
-        elif stopped is None and isinstance(work, PoolClosed):
-            stopped = self.ledger.stop_reason or "shutdown"  # the run is ending
-        if stopped is not None:
-            self.ledger.skip(response.url, stopped, site.website)
+        content_type = content_type_of(response)
+        final = canonicalize(response.url)
+        loop = loop_message(meta, response.url) if meta.get("webmd_redirect_loop") else None
+        answer = Answer(
+            url=response.url,
+            status=response.status,
+            content_type=content_type,
+            body=response.body,
+            location=location_of(response),
+            refused=meta.get("webmd_refused"),
+            conditional=bool(meta.get("webmd_conditional")),
+            redirected=bool(meta.get("redirect_urls")),
+            redirect_loop=loop,
+        )
+        view = WebsiteView(
+            stopped=self._stopped(site),
+            past_grace=self._past_grace(),
+            run_stop_reason=self.ledger.stop_reason,
+            written=final in site.emitted,
+            pool_closed=isinstance(work, PoolClosed),
+            timeout_secs=work.seconds if isinstance(work, ExtractionTimeout) else None,
+        )
+        outcome = decide_answer(answer, view)
+        if outcome.kind == SKIP:
+            self.ledger.skip(response.url, outcome.message or "", site.website)
             return
         common = self._row_context(site, meta)
-        content_type = content_type_of(response)
-        if refused:
-            row = self._row(
-                diagnostic_row("blocked", refused, **common, status_code=response.status)
-            )
-            self._missed(site)
-            yield row
-            return
         key = canonicalize(meta["webmd_url"])
-        if (
-            response.status == 304
-            and meta.get("webmd_conditional")
-            and not meta.get("redirect_urls")
-        ):
+        if outcome.kind == NOT_MODIFIED:
             yield from self._not_modified(site, response, common, key)
             return
-        problem = classify_response(
-            response.status, content_type, response.body, location_of(response)
-        )
-        if problem is not None:
-            error_type, message = problem
-            if meta.get("webmd_redirect_loop") and 300 <= response.status < 400:
-                message = loop_message(meta, response.url)
-            row = diagnostic_row(error_type, message, **common, status_code=response.status)
-            if is_gone(response.status) and key in self.incremental.known(site.website):
+        served = (content_type or "").split(";")[0].strip().lower()
+        untyped = outcome.html and served in UNTYPED
+        if untyped:
+            self._note_untyped(site, response.url, served)
+        if outcome.kind == DUPLICATE:
+            self._duplicate(site, meta, key, outcome.message or "")
+            return
+        if outcome.kind == DIAGNOSTIC:
+            if outcome.mark_written:
+                site.emitted.add(final)  # another URL of this page is not converted again
+            row = diagnostic_row(
+                outcome.error_type or "", outcome.message or "", **common,
+                status_code=response.status,
+            )  # fmt: skip
+            if outcome.gone and key in self.incremental.known(site.website):
                 row.change = REMOVED  # a tombstone: the page is gone and leaves the state
                 self.incremental.forget(key, site.website)
             self._row(row)
-            self._missed(site)
-            yield row
-            return
-        served = (content_type or "").split(";")[0].strip().lower()
-        untyped = served in UNTYPED
-        if untyped:
-            self._note_untyped(site, response.url, served)
-        final = canonicalize(response.url)
-        if final in site.emitted:
-            self._duplicate(site, meta, key, f"same page as {response.url}")
-            return
-        if isinstance(work, ExtractionTimeout):
-            # not converted here either: it would hold the event loop as long
-            site.emitted.add(final)  # another URL of this page is not converted again
-            message = f"converting the page took longer than {work.seconds:g} s; it was given up"
-            row = self._row(
-                diagnostic_row("extraction-timeout", message, **common, status_code=response.status)
-            )
             self._missed(site)
             yield row
             return
@@ -1239,13 +1236,13 @@ class SiteSpider(SitemapDiscovery, Spider):
         x_robots = "\n".join(h.decode("latin-1") for h in headers) or None
         token = self.options.robots_token
         directives = robots_directives(doc.meta_robots, x_robots, token=token)
-        if self._canonical_duplicate(site, doc, final):
+        if canonical_duplicate(doc.canonical, site.website, final, site.emitted, site.declared):
             # Not written again, but its links are still followed: paginated lists and
             # sites that point every page's canonical at the home page hide the rest.
             self._duplicate(site, meta, key, f"canonical is {doc.canonical}")
             yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
             return
-        refusal = self._content_refusal(doc, directives, response)
+        refusal = content_refusal(directives, doc.word_count, doc.title, response.body)
         if refusal is not None:
             site.emitted.add(final)
             row = self._row(diagnostic_row(*refusal, **common, status_code=response.status))
@@ -1577,25 +1574,6 @@ class SiteSpider(SitemapDiscovery, Spider):
             if len(self._origins) < MAX_CACHED_ORIGINS:
                 self._origins[origin] = key
         return key
-
-    def _content_refusal(
-        self, doc: Any, directives: set[str], response: Response
-    ) -> tuple[str, str] | None:
-        """(error_type, message) when a fetched HTML page must not become a page row."""
-        if directives & AI_OPT_OUT:
-            found = ", ".join(sorted(directives & AI_OPT_OUT))
-            return "opted-out", f"the page opts out of AI use ({found})"
-        if doc.word_count < INTERSTITIAL_MAX_WORDS and interstitial(doc.title, response.body):
-            return "blocked", "an anti-bot challenge page was served instead of the page"
-        return None
-
-    def _canonical_duplicate(self, site: SiteState, doc: Any, final: str) -> bool:
-        """A page whose rel=canonical (same website) was already written as a page, or
-        was declared as their canonical URL by a page written."""
-        if not doc.canonical or site_key(doc.canonical) != site.website:
-            return False
-        canonical = canonicalize(doc.canonical)
-        return canonical != final and (canonical in site.emitted or canonical in site.declared)
 
     def page_failed(self, failure: Failure) -> Iterator[Row]:
         """A page request failed: one diagnostic row, unless it was refused on purpose."""
