@@ -39,7 +39,7 @@ import socket
 import time
 import uuid
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Self
 
 from scrapy import Request, Spider
@@ -498,6 +498,11 @@ class FleetScheduler(Scheduler):
         if self.stats:
             self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
         return True
+
+    def take(self, wanted: Callable[[dict[str, Any]], bool]) -> list[Request]:
+        """Nothing (``transport.scheduler.TakesRequests``): the shared queue is every
+        worker's, so a stopped website's requests are left to the budget middleware."""
+        return []
 
     def next_request(self) -> Request | None:
         if self.local:

@@ -76,6 +76,9 @@ CONCURRENT_ITEMS = 16
 # --- components ------------------------------------------------------------------
 # per-slot concurrency (a website's max_concurrency) enforced: see transport/downloader.py
 DOWNLOADER = "webmd_spider.transport.downloader.SlotLimitedDownloader"
+# Gives back the requests waiting in its memory queues when a website stops
+# (transport/scheduler.py); a distributed crawl uses distributed.FleetScheduler.
+SCHEDULER = "webmd_spider.transport.scheduler.TakingScheduler"
 DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
     "webmd_spider.downloadermiddlewares.ssrf.SsrfGuardMiddleware": 55,

@@ -145,6 +145,8 @@ from webmd_spider.state.changes import CHANGED, NEW, REMOVED, UNCHANGED, change_
 from webmd_spider.state.completion import PageCompletion, done_key
 from webmd_spider.state.journal import CrawlJournal, QueuedUrl
 from webmd_spider.state.store import PageState, StateStoreError
+from webmd_spider.transport.downloader import SlotLimitedDownloader
+from webmd_spider.transport.scheduler import TakesRequests
 from webmd_spider.urls import (
     PatternError,
     StartInput,
@@ -1002,11 +1004,10 @@ class SiteSpider(SitemapDiscovery, Spider):
         return count
 
     def _purge_scheduler(self, reason: str, website: str | None) -> int:
-        """Page requests in Scrapy's memory queues, taken out at once. A JOBDIR's disk
-        queue (it must stay resumable) and a distributed crawl's shared queue (the other
-        workers' too) are left alone: the budget middleware refuses what comes out."""
-        if self.fleet is not None:
-            return 0
+        """Page requests in the scheduler's memory queues, taken out at once
+        (``transport.scheduler``). A JOBDIR's disk queue (it must stay resumable) and a
+        distributed crawl's shared queue (the other workers' too) are left alone: the
+        budget middleware refuses what comes out."""
 
         def wanted(meta: dict[str, Any]) -> bool:
             return (
@@ -1016,49 +1017,15 @@ class SiteSpider(SitemapDiscovery, Spider):
                 and not (reason == "blocked" and bool(meta.get("webmd_refusals")))
             )
 
-        taken = self._take_from_memory_queue(wanted)
+        taken = self._take_queued(wanted)
         for request in taken:
             self._not_fetched(request, reason)
         return len(taken)
 
-    def _take_from_memory_queue(self, wanted: Callable[[dict[str, Any]], bool]) -> list[Request]:
-        """Take the requests whose meta is ``wanted`` out of Scrapy's memory queues."""
-        memory: Any = getattr(self.crawler.engine.scheduler, "mqs", None)
-        per_slot = getattr(memory, "pqueues", None)  # DownloaderAwarePriorityQueue
-        if not isinstance(per_slot, dict):
-            return self._take_from_priority_queue(memory, wanted)
-        taken: list[Request] = []
-        for slot, queue in list(per_slot.items()):
-            taken += self._take_from_priority_queue(queue, wanted)
-            if not len(queue):
-                del per_slot[slot]
-                queue.close()
-        return taken
-
-    def _take_from_priority_queue(
-        self, memory: Any, wanted: Callable[[dict[str, Any]], bool]
-    ) -> list[Request]:
-        """One ``ScrapyPriorityQueue`` of in-memory FIFO queues (see _purge_scheduler)."""
-        taken: list[Request] = []
-        for queues in (getattr(memory, "queues", None), getattr(memory, "_start_queues", None)):
-            if not isinstance(queues, dict):
-                continue
-            for priority, queue in list(queues.items()):
-                waiting = getattr(queue, "q", None)
-                if not isinstance(waiting, deque):
-                    continue
-                kept: deque[Any] = deque()
-                for request in waiting:
-                    (taken if wanted(request.meta) else kept).append(request)
-                if len(kept) != len(waiting):
-                    waiting.clear()
-                    waiting.extend(kept)
-                if not waiting:
-                    del queues[priority]
-                    queue.close()
-        if taken and hasattr(memory, "_update_curprio"):
-            memory._update_curprio()
-        return taken
+    def _take_queued(self, wanted: Callable[[dict[str, Any]], bool]) -> list[Request]:
+        """The requests waiting in the scheduler whose meta is ``wanted``, taken out."""
+        scheduler = self.crawler.engine.scheduler if self.crawler.engine else None
+        return scheduler.take(wanted) if isinstance(scheduler, TakesRequests) else []
 
     def _not_fetched(self, request: Request, reason: str) -> None:
         """Count a request taken out before its download (as BudgetMiddleware does)."""
@@ -1362,10 +1329,10 @@ class SiteSpider(SitemapDiscovery, Spider):
         memory queue again, behind every link (priority below the deepest link's). A
         JOBDIR's disk queue and a distributed crawl's shared queue are left as they are
         (new sitemap pages are still queued behind the links: ``_page_request``)."""
-        if self.fleet is not None or self.crawler.engine is None:
+        if self.crawler.engine is None:
             return
         low = self._demoted_priority()
-        taken = self._take_from_memory_queue(
+        taken = self._take_queued(
             lambda meta: meta.get("webmd_site") == website and meta.get("webmd_via") == "sitemap"
         )
         for request in taken:
@@ -1733,28 +1700,12 @@ class SiteSpider(SitemapDiscovery, Spider):
 
     def _drain_download_queues(self, reason: str, website: str | None = None) -> int:
         """Fail the requests waiting in the downloader's per-slot queues: every request
-        of every slot, or (``website``) the page requests of that website's slot.
-
-        Downloader middlewares (where BudgetMiddleware refuses new work) run before a
-        request joins its slot's queue, and with a download delay that queue can hold
-        many requests; Scrapy has no public way to cancel them, so we reach into
-        ``Downloader.slots`` and fail each waiting request's deferred.
-        """
-        slots = self.crawler.engine.downloader.slots
-        if website is None:
-            chosen = list(slots.values())
-        else:
-            chosen = [slots[website]] if website in slots else []
-        failed: list[tuple[Request, Any]] = []
-        for slot in chosen:
-            kept: deque[Any] = deque()
-            while slot.queue:
-                request, deferred = slot.queue.popleft()
-                if website is None or request.meta.get("webmd_kind") == "page":
-                    failed.append((request, deferred))
-                else:
-                    kept.append((request, deferred))
-            slot.queue.extend(kept)
+        of every slot, or (``website``) the page requests of that website's slot
+        (``transport.downloader.SlotLimitedDownloader.take_waiting``)."""
+        downloader = self.crawler.engine.downloader
+        if not isinstance(downloader, SlotLimitedDownloader):
+            return 0
+        failed = downloader.take_waiting(website)
         for request, deferred in failed:
             # the errback runs page_failed, which releases the request
             request.meta["webmd_rejected"] = reason

@@ -9,12 +9,21 @@ starts every request queued in the slot. A website's ``max_concurrency``
 CONCURRENT_REQUESTS did (issue 16 item 8; upstream scrapy/scrapy#6982). Here a request
 is counted as transferring the moment it is taken from the slot's queue, so the limit
 holds. Written by hand because the upstream fix is not released.
+
+:meth:`SlotLimitedDownloader.take_waiting` gives back the requests waiting in slot
+queues (the requests a stopped website or run will not fetch): downloader middlewares,
+where the budget middleware refuses new work, run before a request joins its slot's
+queue, and with a download delay that queue can hold many requests. Scrapy has no public
+way to cancel them.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from time import monotonic
+from typing import Any
 
+from scrapy import Request
 from scrapy.core.downloader import Downloader, Slot
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import _schedule_coro
@@ -44,3 +53,24 @@ class SlotLimitedDownloader(Downloader):
             if delay:
                 self._process_queue(slot)
                 break
+
+    def take_waiting(self, website: str | None) -> list[tuple[Request, Any]]:
+        """Take out of the slot queues every waiting request (`website` None), or the
+        page requests waiting in that website's slot (requests carry ``download_slot =
+        website``). Returns (request, deferred) pairs: the caller fails each deferred,
+        which runs the request's errback."""
+        if website is None:
+            chosen = list(self.slots.values())
+        else:
+            chosen = [self.slots[website]] if website in self.slots else []
+        taken: list[tuple[Request, Any]] = []
+        for slot in chosen:
+            kept: deque[Any] = deque()
+            while slot.queue:
+                request, deferred = slot.queue.popleft()
+                if website is None or request.meta.get("webmd_kind") == "page":
+                    taken.append((request, deferred))
+                else:
+                    kept.append((request, deferred))
+            slot.queue.extend(kept)
+        return taken
