@@ -52,9 +52,11 @@ from webmd_spider.demo.server import SiteServer, demo_site_path
 #: columns that hold a time or a duration: never equal between two runs
 VOLATILE = ("scraped_at", "response_time_ms")
 #: columns of a distributed crawl that depend on how the pages fell to the workers: a
-#: page's sitemap lastmod is known to the worker that read the sitemap, and a site row's
-#: robots_blocked counts the links its writer's peers found too or not
-WORKER_DEPENDENT = ("sitemap_lastmod", "robots_blocked")
+#: page's sitemap lastmod is known to the worker that read the sitemap; its depth and
+#: discovered_via are those of whichever worker queued the URL first (the seeder from a
+#: sitemap, or another worker from a link); a site row's robots_blocked counts the links
+#: its writer's peers found too or not. Two runs of one tree differ in each of them.
+WORKER_DEPENDENT = ("sitemap_lastmod", "robots_blocked", "depth", "discovered_via")
 SCENARIOS = ("demo", "postgres", "python", "incremental", "distributed")
 #: one fixed port per scenario (ids and URLs hold the origin)
 PORTS = {name: 18470 + number for number, name in enumerate(SCENARIOS)}

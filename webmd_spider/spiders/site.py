@@ -132,7 +132,11 @@ from webmd_spider.spiders.responses import (
     root_of,
     thin_loop_row,
 )
-from webmd_spider.spiders.sitemap_discovery import ROBOTS_MAX_REDIRECTS, SitemapDiscovery
+from webmd_spider.spiders.sitemap_discovery import (
+    ROBOTS_MAX_REDIRECTS,
+    SitemapCallbacks,
+    SitemapDiscovery,
+)
 from webmd_spider.spiders.startup import (
     call_later,
     default_feed_path,
@@ -197,7 +201,7 @@ ROBOTS_KINDS = frozenset({"robots", "sitemap_robots"})
 Extracted = PageWork | ExtractionTimeout | PoolClosed | None
 
 
-class SiteSpider(SitemapDiscovery, Spider):
+class SiteSpider(Spider):
     """Crawl one or more websites into page, site and diagnostic rows."""
 
     name = "site"
@@ -256,6 +260,8 @@ class SiteSpider(SitemapDiscovery, Spider):
         #: how large a compressed robots.txt may inflate (DOWNLOAD_MAXSIZE; see
         #: _on_bytes_received)
         self._robots_inflate_cap = 0
+        #: sitemap reading (spiders/sitemap_discovery.py), built again in _configure
+        self.discovery = self._new_discovery()
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -384,6 +390,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             # still be fetched whole and written once
             self.incremental.fill_tree = True
 
+        self.discovery = self._new_discovery()
         self.context = RunContext(
             options=opts,
             ledger=self.ledger,
@@ -399,6 +406,36 @@ class SiteSpider(SitemapDiscovery, Spider):
             fleet=self.fleet,
         )
         attach(crawler, self.context)
+
+    def _new_discovery(self) -> SitemapDiscovery:
+        return SitemapDiscovery(
+            self.ledger,
+            self.options,
+            SitemapCallbacks(
+                self.parse_sitemap,
+                self.sitemap_failed,
+                self.parse_sitemap_host_robots,
+                self.sitemap_host_robots_failed,
+            ),
+            self._schedule,
+            self._robots_allows,
+            self._follow_held_links,
+            crawler=getattr(self, "crawler", None),  # set by from_crawler, before _configure
+            fleet=self.fleet,
+        )
+
+    # -- sitemap callbacks: spider methods, which a JOBDIR queue stores by name ----------
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        return self.discovery.parse_sitemap(response)
+
+    def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
+        return self.discovery.sitemap_failed(failure)
+
+    def parse_sitemap_host_robots(self, response: Response) -> Iterator[Any]:
+        return self.discovery.parse_sitemap_host_robots(response)
+
+    def sitemap_host_robots_failed(self, failure: Failure) -> Iterator[Any]:
+        return self.discovery.sitemap_host_robots_failed(failure)
 
     def _input_urls(self) -> list[str]:
         """The usable start URLs (what names this job's state and distributed crawl)."""
@@ -615,7 +652,7 @@ class SiteSpider(SitemapDiscovery, Spider):
             # the new links held. Either way sitemap URLs still go ahead of links in
             # the queue (priority 0 against -depth).
             site.held_links = []
-        yield from self._start_sitemaps(site, rules.sitemaps())
+        yield from self.discovery.start(site, rules.sitemaps())
 
     def _apply_crawl_delay(self, site: SiteState, rules: RobotsRules) -> Iterator[Row]:
         """Crawl-delay (not in RFC 9309, widely used) becomes the website's minimum

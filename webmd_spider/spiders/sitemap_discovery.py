@@ -1,8 +1,13 @@
 """Sitemap discovery for the ``site`` spider: declared or well-known sitemaps → page requests.
 
-A mixin of :class:`webmd_spider.spiders.site.SiteSpider`, kept apart so each file holds
-one idea. Declared sitemaps (robots.txt ``Sitemap:`` lines, relative values resolved
-against the robots.txt URL, unusable ones skipped with one warning) are all read;
+A collaborator of :class:`webmd_spider.spiders.site.SiteSpider`: the spider builds one
+:class:`SitemapDiscovery` with what it needs from the crawl (the ledger, the options,
+scheduling a page, the robots rules, the links held while sitemaps are read) and keeps
+four one-line callbacks that hand the answers over (a JOBDIR queue stores a request's
+callback by its name on the spider).
+
+Declared sitemaps (robots.txt ``Sitemap:`` lines, relative values resolved against
+the robots.txt URL, unusable ones skipped with one warning) are all read;
 otherwise the well-known paths are tried one after another until one gives URLs.
 Indexes are followed :data:`MAX_SITEMAP_DEPTH` levels deep, at most
 :data:`MAX_SITEMAP_FILES` files per site. When every sitemap request has answered and
@@ -35,16 +40,16 @@ Other hosts (sitemaps.org, "Sitemap index files" and "Sitemaps & Cross Submits")
   per host (cached for the run) keeps both. A sitemap that redirects is followed here
   (not by Scrapy's redirect middleware) so its target goes through the same checks.
 
-Sitemap requests bypass the dupefilter (``dont_filter``) because the mixin dedups them
+Sitemap requests bypass the dupefilter (``dont_filter``) because discovery dedups them
 itself: a dropped request would leave the pending count stuck and stall discovery.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 from scrapy import Request
@@ -57,6 +62,7 @@ from webmd_spider.discovery.sitemaps import (
     SitemapReader,
     usable_url,
 )
+from webmd_spider.options import JobOptions
 from webmd_spider.policy.robots import RobotsRules, sitemap_url
 from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.rows.page_rows import FOLLOWED_REDIRECTS
@@ -104,31 +110,62 @@ class _SiteSitemaps:
     parked: int = 0
 
 
-class SitemapDiscovery:
-    """Sitemap reading; expects the attributes and methods the ``site`` spider defines."""
+class Schedule(Protocol):
+    """The spider's page scheduling: scope, trap and budget checks; yields requests."""
 
-    ledger: RunLedger
-    options: Any
-    #: per website: queued files (created on first use: the spider's __init__ is not ours)
-    _sitemap_work: dict[str, _SiteSitemaps] | None = None
-    #: robots.txt rules of other hosts serving sitemaps, by origin (``scheme://host/``)
-    _sitemap_host_rules: dict[str, RobotsRules] | None = None
-    #: origin -> (website, file) waiting for that origin's robots.txt (a request is out)
-    _sitemap_host_waiting: dict[str, list[tuple[str, _Sitemap]]] | None = None
-
-    def _schedule(
+    def __call__(
         self, site: SiteState, url: str, depth: int, via: str, typed: bool = False
-    ) -> Iterator[Any]:
-        raise NotImplementedError  # provided by the spider
+    ) -> Iterator[Any]: ...
 
-    def _robots_allows(self, site: SiteState, url: str) -> bool:
-        raise NotImplementedError  # provided by the spider
 
-    def _follow_held_links(self, site: SiteState) -> Iterator[Any]:
-        raise NotImplementedError  # provided by the spider
+class SitemapCallbacks(NamedTuple):
+    """The spider's callbacks of sitemap requests (spider methods: see the docstring)."""
+
+    parse_sitemap: Callable[[Response], Any]
+    sitemap_failed: Callable[[Failure], Any]
+    parse_sitemap_host_robots: Callable[[Response], Any]
+    sitemap_host_robots_failed: Callable[[Failure], Any]
+
+
+class SitemapDiscovery:
+    """Sitemap reading for the site spider's whole-website inputs.
+
+    `schedule(site, url, depth, via)` schedules a page (the spider's scope, trap and
+    budget checks; yields its requests), `robots_allows(site, url)` checks a URL
+    against the website's robots rules, `follow_held_links(site)` follows the links
+    pages found while the sitemaps were read. `fleet` is the distributed crawl's shared
+    state (None in a single process), `crawler` Scrapy's crawler (its stats are read when
+    counted: they exist only once the crawl starts).
+    """
+
+    def __init__(
+        self,
+        ledger: RunLedger,
+        options: JobOptions,
+        callbacks: SitemapCallbacks,
+        schedule: Schedule,
+        robots_allows: Callable[[SiteState, str], bool],
+        follow_held_links: Callable[[SiteState], Iterator[Any]],
+        crawler: Any = None,
+        fleet: Any = None,
+    ) -> None:
+        self.ledger = ledger
+        self.options = options
+        self._callbacks = callbacks
+        self._schedule = schedule
+        self._robots_allows = robots_allows
+        self._follow_held_links = follow_held_links
+        self._crawler = crawler
+        self._fleet = fleet
+        #: per website: queued files
+        self._sitemap_work: dict[str, _SiteSitemaps] = {}
+        #: robots.txt rules of other hosts serving sitemaps, by origin (``scheme://host/``)
+        self._sitemap_host_rules: dict[str, RobotsRules] = {}
+        #: origin -> (website, file) waiting for that origin's robots.txt (a request is out)
+        self._sitemap_host_waiting: dict[str, list[tuple[str, _Sitemap]]] = {}
 
     # -- start -------------------------------------------------------------------------
-    def _start_sitemaps(self, site: SiteState, declared: list[str]) -> Iterator[Any]:
+    def start(self, site: SiteState, declared: list[str]) -> Iterator[Any]:
         """Begin sitemap discovery for a whole-website crawl."""
         assert site.root is not None
         usable = self._declared_sitemaps(site, declared, site.root + "robots.txt")
@@ -169,8 +206,6 @@ class SitemapDiscovery:
 
     # -- the queue ---------------------------------------------------------------------
     def _work(self, site: SiteState) -> _SiteSitemaps:
-        if self._sitemap_work is None:
-            self._sitemap_work = {}
         work = self._sitemap_work.get(site.website)
         if work is None:
             work = self._sitemap_work[site.website] = _SiteSitemaps()
@@ -270,8 +305,8 @@ class SitemapDiscovery:
             meta["webmd_guess"] = True
         return Request(
             item.url,
-            callback=self.parse_sitemap,
-            errback=self.sitemap_failed,
+            callback=self._callbacks.parse_sitemap,
+            errback=self._callbacks.sitemap_failed,
             priority=PRIORITY_SITEMAP,
             dont_filter=True,
             meta=meta,
@@ -440,20 +475,16 @@ class SitemapDiscovery:
 
     # -- robots.txt of other hosts -------------------------------------------------------
     def _host_rules(self) -> dict[str, RobotsRules]:
-        if self._sitemap_host_rules is None:
-            self._sitemap_host_rules = {}
         return self._sitemap_host_rules
 
     def _host_waiting(self) -> dict[str, list[tuple[str, _Sitemap]]]:
-        if self._sitemap_host_waiting is None:
-            self._sitemap_host_waiting = {}
         return self._sitemap_host_waiting
 
     def _host_robots_request(self, site: SiteState, origin: str) -> Request:
         return Request(
             origin + "robots.txt",
-            callback=self.parse_sitemap_host_robots,
-            errback=self.sitemap_host_robots_failed,
+            callback=self._callbacks.parse_sitemap_host_robots,
+            errback=self._callbacks.sitemap_host_robots_failed,
             dont_filter=True,
             priority=PRIORITY_SITEMAP + 1,
             meta={
@@ -469,9 +500,8 @@ class SitemapDiscovery:
         if rules.allowed(url):
             return True
         site.robots_blocked += 1
-        fleet = getattr(self, "fleet", None)
-        if fleet is not None:
-            fleet.count_row(site.website, {"robots_blocked": 1})
+        if self._fleet is not None:
+            self._fleet.count_row(site.website, {"robots_blocked": 1})
         self.ledger.reject(url, f"robots:{origin}robots.txt", site.website)
         return False
 
@@ -525,9 +555,8 @@ class SitemapDiscovery:
         self.ledger.warn(message)
 
     def _stat(self, name: str, count: int = 1) -> None:
-        stats = getattr(getattr(self, "crawler", None), "stats", None)
-        if stats is not None:
-            stats.inc_value(name, count)
+        if self._crawler is not None:
+            self._crawler.stats.inc_value(name, count)
 
 
 def _origin(url: str) -> str:
