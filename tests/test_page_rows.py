@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import fields
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webmd_spider.extract import Document, extract
+from webmd_spider.extract import Document, Heading, Link, extract
 from webmd_spider.items import COLUMNS, ERROR_TYPES, Row
-from webmd_spider.rows.page_rows import MIN_WORDS, READING_WPM, build_page_row, classify_response
+from webmd_spider.rows.page_rows import (
+    COPIED_COLUMNS,
+    MIN_WORDS,
+    READING_WPM,
+    build_page_row,
+    classify_response,
+    document_columns,
+)
 
 URL = "https://www.example.com/guides/soil.html"
 
@@ -318,3 +326,23 @@ def test_unknown_context_name_is_refused() -> None:
     doc = extract(ARTICLE, URL)
     with pytest.raises(TypeError):
         build_page_row(doc, not_a_column=1)
+
+
+def test_document_columns_are_row_columns_copied_by_name_or_computed() -> None:
+    """One row type filled from the document's fields: every column a page row takes
+    from the document is a Row column, the same-named ones are copied as they are, and
+    the diagnostic and site columns the Document shares a name with are never copied."""
+    doc = extract(
+        b"<html><head><title>T</title></head><body><h1>T</h1><p>Some words here.</p>"
+        b"<a href='/x'>x</a></body></html>",
+        "https://example.com/",
+    )
+    columns = document_columns(doc)
+    assert set(columns) <= set(COLUMNS)
+    assert {"error", "total_words"}.isdisjoint(columns)
+    shared = {f.name for f in fields(Document)} & set(COLUMNS)
+    assert set(COPIED_COLUMNS) == shared - {"headings", "links", "images", "error", "total_words"}
+    assert all(columns[name] == getattr(doc, name) for name in COPIED_COLUMNS)
+    assert isinstance(doc.headings[0], Heading) and isinstance(doc.links[0], Link)
+    assert columns["headings"] == [{"level": 1, "text": "T"}]
+    assert columns["links"] == [{"text": "x", "url": "https://example.com/x", "internal": True}]

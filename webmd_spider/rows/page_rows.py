@@ -7,10 +7,11 @@ first bytes) and fills the page row's derived figures. No Scrapy imports.
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from typing import Any
 
 from webmd_spider.extract import Document
-from webmd_spider.items import Row, diagnostic_row, page_row
+from webmd_spider.items import COLUMNS, Row, diagnostic_row, page_row
 
 #: A page with fewer words than this after extraction is `thin` (a contact page, a
 #: status page, a stub); it is an `empty` diagnostic only with no text at all or with
@@ -108,44 +109,40 @@ def _content_words(doc: Document) -> int:
     return max(doc.total_words, doc.word_count)
 
 
+#: Page-row columns filled otherwise than by copying the document's field of the same
+#: name: headings, links and images become plain dicts; ``error`` and ``total_words``
+#: are diagnostic-row and site-row columns.
+_NOT_COPIED = frozenset({"headings", "links", "images", "error", "total_words"})
+#: The columns a page row takes as they are from the document's field of the same name,
+#: in row order: the item schema and the Document share the names, so a field added to
+#: both reaches the rows without a line here.
+COPIED_COLUMNS: tuple[str, ...] = tuple(
+    name
+    for name in COLUMNS
+    if name in {f.name for f in fields(Document)} and name not in _NOT_COPIED
+)
+
+
 def document_columns(doc: Document) -> dict[str, Any]:
-    """The columns of a page row that come from the document alone (no crawl context).
+    """The columns of a page row that come from the document alone (no crawl context):
+    the :data:`COPIED_COLUMNS` as they are, then the ones computed from the document.
 
     Pure and picklable (str, numbers, lists, dicts): an extraction process computes
     them next to the extraction, so the crawl process only adds its own columns.
     """
+    columns = {name: getattr(doc, name) for name in COPIED_COLUMNS}
     internal = sum(1 for link in doc.links if link.internal)
-    return {
-        "title": doc.title,
-        "description": doc.description,
-        "site_name": doc.site_name,
-        "author": doc.author,
-        "published_at": doc.published_at,
-        "modified_at": doc.modified_at,
-        "language": doc.language,
-        "canonical": doc.canonical,
-        "image": doc.image,
-        "keywords": doc.keywords,
-        "json_ld_types": doc.json_ld_types,
-        "markdown": doc.markdown,
-        "text": doc.text,
-        "html": doc.html,
-        "word_count": doc.word_count,
-        "char_count": doc.char_count,
-        "truncated": doc.truncated,
-        "token_estimate": doc.char_count // 4,
-        "reading_time_min": round(doc.word_count / READING_WPM, 1),
-        "thin": _content_words(doc) < MIN_WORDS,
-        "headings": [{"level": h.level, "text": h.text} for h in doc.headings],
-        "links": [{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
-        "internal_link_count": internal,
-        "external_link_count": len(doc.links) - internal,
-        "images": [{"src": im.src, "alt": im.alt} for im in doc.images[:100]],
-        "tables": doc.tables,
-        "extraction_method": doc.extraction_method,
-        "boilerplate_ratio": doc.boilerplate_ratio,
-        "content_hash": doc.content_hash,
-    }
+    columns.update(
+        token_estimate=doc.char_count // 4,
+        reading_time_min=round(doc.word_count / READING_WPM, 1),
+        thin=_content_words(doc) < MIN_WORDS,
+        headings=[{"level": h.level, "text": h.text} for h in doc.headings],
+        links=[{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
+        internal_link_count=internal,
+        external_link_count=len(doc.links) - internal,
+        images=[{"src": im.src, "alt": im.alt} for im in doc.images[:100]],
+    )
+    return columns
 
 
 def build_page_row(doc: Document, columns: dict[str, Any] | None = None, **context: Any) -> Row:
