@@ -172,6 +172,8 @@ class Fleet:
         self._requeue = self.redis.register_script(_REQUEUE)
         self._push = self.redis.register_script(_PUSH)
         self.seeder = False
+        #: a distributed crawl shares its queue and budgets (``crew.Crew``)
+        self.shared = True
         self.idle = False
 
     def key(self, *parts: str) -> str:
@@ -327,6 +329,10 @@ class Fleet:
     def pages(self, website: str) -> int:
         raw = self.redis.hget(self.key("pages"), website)
         return int(raw) if raw else 0
+
+    def pages_written(self, site: SiteState) -> int:
+        """The crawl's page rows of `site`, every worker's (``crew.Crew``)."""
+        return self.pages(site.website)
 
     def count_row(
         self,

@@ -73,6 +73,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
 
+from webmd_spider.crew import Crew, SoloCrew
 from webmd_spider.extract import ExtractOptions
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.offload.gc_tuning import GcState, restore_gc, tune_gc
@@ -239,6 +240,8 @@ class SiteSpider(Spider):
         self._extract_pool: ExtractPool | None = None
         #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
         self.fleet: Any = None
+        #: who shares the crawl: alone (SoloCrew), or the fleet of a distributed crawl
+        self.crew: Crew = SoloCrew()
         #: websites whose octet-stream HTML pages were told about (_note_untyped)
         self._untyped_noted: set[str] = set()
         #: when a page is done, for the resume journal and the fleet (else None)
@@ -421,7 +424,7 @@ class SiteSpider(Spider):
             self._robots_allows,
             self._follow_held_links,
             crawler=getattr(self, "crawler", None),  # set by from_crawler, before _configure
-            fleet=self.fleet,
+            crew=self.crew,
         )
 
     # -- sitemap callbacks: spider methods, which a JOBDIR queue stores by name ----------
@@ -451,7 +454,7 @@ class SiteSpider(Spider):
             ) from None
         name = state_name(opts, self._input_urls())
         try:
-            self.fleet = distributed.Fleet(opts.redis_url, name)
+            self.fleet = self.crew = distributed.Fleet(opts.redis_url, name)
         except Exception as exc:  # redis-py raises its own ConnectionError family
             raise OptionsError(f"redis_url: cannot reach {opts.redis_url!r}: {exc}") from None
         distributed.configure(settings, opts.redis_url, name)
@@ -624,7 +627,7 @@ class SiteSpider(Spider):
         yield from self._apply_crawl_delay(site, rules)
         if self.journal is not None and self.journal.resumed:
             yield from self._resume_site(site)
-        if self.fleet is not None and not self.fleet.seeder:
+        if not self.crew.seeder:
             return  # another worker discovers; this one takes pages from the shared queue
         for page in pages:
             assert page.url is not None
@@ -905,7 +908,7 @@ class SiteSpider(Spider):
             "webmd_url": url,
             "download_slot": site.website,
         }
-        if counted and self.fleet is None:
+        if counted and not self.crew.shared:
             # this run's id: a request restored from an earlier run's queue is not ours
             meta["webmd_queued"] = self._run_id
             site.queued += 1
@@ -975,7 +978,7 @@ class SiteSpider(Spider):
         the fetches its budgets can still use (each fetch ends as a page row or counts
         against the failure budget). Not in a distributed crawl: the shared queue is
         fed and drained by every worker, no one of them can count it."""
-        return self.fleet is None and site.queued >= QUEUE_FACTOR * self._room(site)
+        return not self.crew.shared and site.queued >= QUEUE_FACTOR * self._room(site)
 
     def _room(self, site: SiteState) -> int:
         """Page fetches the website's budgets can still use."""
@@ -1077,8 +1080,7 @@ class SiteSpider(Spider):
         if rules is None or rules.allowed(url):
             return True
         site.robots_blocked += 1
-        if self.fleet is not None:
-            self.fleet.count_row(site.website, {"robots_blocked": 1})
+        self.crew.count_row(site.website, {"robots_blocked": 1})
         self.ledger.reject(url, "robots", site.website)
         return False
 
@@ -1108,7 +1110,7 @@ class SiteSpider(Spider):
                     if row_key is not None:
                         completion.hold(row_key)
                 elif (
-                    self.fleet is not None
+                    self.crew.shared
                     and isinstance(output, Request)
                     and output.meta.get("webmd_kind") == "page"
                 ):
@@ -1429,7 +1431,7 @@ class SiteSpider(Spider):
 
     def _claim_page(self, site: SiteState, url: str) -> bool:
         """A distributed crawl counts page rows in Redis: False past its page budget."""
-        if self.fleet is None or self.fleet.claim_page(site.website, self.options.max_pages):
+        if self.crew.claim_page(site.website, self.options.max_pages):
             return True
         self._stop_site(site, "page_budget")
         self.ledger.skip(url, "page_budget", site.website)
@@ -1439,9 +1441,7 @@ class SiteSpider(Spider):
         """After a page row: stop the website at its page budget (pages written by an
         earlier run of a resumed JOBDIR, or by the other workers of a distributed crawl,
         count too)."""
-        pages = site.pages + site.resumed_pages
-        if self.fleet is not None:
-            pages = self.fleet.pages(site.website)
+        pages = self.crew.pages_written(site)
         if site.page_limit is not None and pages >= site.page_limit:
             self._stop_site(site, "crawl_delay")
         elif pages >= self.options.max_pages:
@@ -1595,8 +1595,7 @@ class SiteSpider(Spider):
             elif meta.get("redirect_times") and self._stopped(site) is None:
                 # refused after a redirect (off-site, robots): that page was fetched
                 self._missed(site)
-            if self.fleet is not None:
-                self.fleet.finished(canonicalize(meta["webmd_url"]))
+            self.crew.finished(canonicalize(meta["webmd_url"]))
             return
         error_type, message = self._classify(failure)
         row = self._row(diagnostic_row(error_type, message, **self._row_context(site, meta)))
@@ -1647,7 +1646,7 @@ class SiteSpider(Spider):
         if row.discovered_via == "sitemap" and row.website in self.ledger.sites:
             good = row.row_type == "page" and not row.thin
             self._sitemap_outcome(self.ledger.sites[row.website], good)
-        if self.fleet is not None:
+        if self.crew.shared:
             fields: dict[str, float] = {}
             if row.row_type == "page":
                 fields = {
@@ -1714,8 +1713,7 @@ class SiteSpider(Spider):
         if self.journal is not None and row is not None:
             content = row.content_hash if row.row_type == "page" else None
             self.journal.finish(key, row.row_type, content)
-        if self.fleet is not None:
-            self.fleet.finished(key)  # no longer in flight: a dead worker's rescue skips it
+        self.crew.finished(key)  # no longer in flight: a dead worker's rescue skips it
 
     def _finished_without_row(self, key: str) -> None:
         """A page request ended in a rejection: a resumed run must not fetch it again."""

@@ -56,6 +56,7 @@ from scrapy import Request
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from webmd_spider.crew import Crew, SoloCrew
 from webmd_spider.discovery.sitemaps import (
     MAX_SITEMAP_BYTES,
     MAX_SITEMAP_ENTRIES,
@@ -133,9 +134,9 @@ class SitemapDiscovery:
     `schedule(site, url, depth, via)` schedules a page (the spider's scope, trap and
     budget checks; yields its requests), `robots_allows(site, url)` checks a URL
     against the website's robots rules, `follow_held_links(site)` follows the links
-    pages found while the sitemaps were read. `fleet` is the distributed crawl's shared
-    state (None in a single process), `crawler` Scrapy's crawler (its stats are read when
-    counted: they exist only once the crawl starts).
+    pages found while the sitemaps were read. `crew` is who shares the crawl (a
+    distributed crawl's fleet; alone by default), `crawler` Scrapy's crawler (its
+    stats are read when counted: they exist only once the crawl starts).
     """
 
     def __init__(
@@ -147,7 +148,7 @@ class SitemapDiscovery:
         robots_allows: Callable[[SiteState, str], bool],
         follow_held_links: Callable[[SiteState], Iterator[Any]],
         crawler: Any = None,
-        fleet: Any = None,
+        crew: Crew | None = None,
     ) -> None:
         self.ledger = ledger
         self.options = options
@@ -156,7 +157,7 @@ class SitemapDiscovery:
         self._robots_allows = robots_allows
         self._follow_held_links = follow_held_links
         self._crawler = crawler
-        self._fleet = fleet
+        self._crew: Crew = crew if crew is not None else SoloCrew()
         #: per website: queued files
         self._sitemap_work: dict[str, _SiteSitemaps] = {}
         #: robots.txt rules of other hosts serving sitemaps, by origin (``scheme://host/``)
@@ -500,8 +501,7 @@ class SitemapDiscovery:
         if rules.allowed(url):
             return True
         site.robots_blocked += 1
-        if self._fleet is not None:
-            self._fleet.count_row(site.website, {"robots_blocked": 1})
+        self._crew.count_row(site.website, {"robots_blocked": 1})
         self.ledger.reject(url, f"robots:{origin}robots.txt", site.website)
         return False
 
