@@ -58,7 +58,7 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, Self
@@ -1766,9 +1766,18 @@ class SiteSpider(Spider):
         self._purge(None, self.ledger.stop_reason or "time_budget")
         deferred_from_coro(self.crawler.engine.close_spider_async(reason="time_budget"))
 
+    def _emit_site_rows(self, rows: Iterable[Row]) -> None:
+        """The one door of site rows: straight to the feeds, through the item_scraped
+        signal the feed exporter listens to. No item pipeline has anything to do with a
+        site row, and at the close no request could carry one any more."""
+        self._site_rows_written = True
+        for row in rows:
+            self.crawler.signals.send_catch_log(
+                signals.item_scraped, item=row, response=None, spider=self
+            )
+
     def _write_site_rows_now(self) -> None:
-        """Write the site rows straight to the feeds (through the item_scraped signal the
-        feed exporter listens to) when the crawl ends without going idle."""
+        """Write the site rows when the crawl ends without going idle."""
         if self._site_rows_written:
             return
         if self.fleet is not None:
@@ -1779,10 +1788,7 @@ class SiteSpider(Spider):
             # flight for the others to take over when its heartbeat lapses
             return
         self._summary_written = True
-        for row in self._site_rows(None):
-            self.crawler.signals.send_catch_log(
-                signals.item_scraped, item=row, response=None, spider=self
-            )
+        self._emit_site_rows(self._site_rows())
 
     def _on_idle(self, spider: Spider) -> None:
         """Nothing left to fetch: write the site rows once, then let the spider close."""
@@ -1806,14 +1812,7 @@ class SiteSpider(Spider):
                     if self._site_of(link) == site.website and link not in site.seen_raw:
                         self.ledger.skip(link, why, site.website)
             site.held_links = None
-        request = Request(
-            "data:,",
-            callback=self._site_rows,
-            dont_filter=True,
-            meta={"webmd_kind": "summary"},
-        )
-        self.crawler.engine.crawl(request)
-        raise DontCloseSpider
+        self._emit_site_rows(self._site_rows())
 
     def _fleet_idle(self) -> None:
         """Idle worker of a distributed crawl: wait while the crawl goes on; the last
@@ -1831,10 +1830,7 @@ class SiteSpider(Spider):
         if self._heartbeat is not None and self._heartbeat.running:
             self._heartbeat.stop()  # a heartbeat after leave() would register us again
         if fleet.leave():
-            for row in self._fleet_site_rows():
-                self.crawler.signals.send_catch_log(
-                    signals.item_scraped, item=row, response=None, spider=self
-                )
+            self._emit_site_rows(self._fleet_site_rows())
             fleet.summarize_crawl(self.ledger)
             fleet.clear()
         else:
@@ -1876,8 +1872,7 @@ class SiteSpider(Spider):
                 # depth max_depth: the page itself is checked, its links are not followed
                 yield from self._schedule(site, canonical, self.options.max_depth, "state")
 
-    def _site_rows(self, response: Response | None) -> Iterator[Row]:
-        self._site_rows_written = True
+    def _site_rows(self) -> Iterator[Row]:
         for site in self.ledger.sites.values():
             yield self._row(site.to_row(self.ledger.stop_reason))
 
