@@ -20,9 +20,10 @@ set to the tree (so the tree's code is what runs, whatever ``.venv`` has install
   ``redis-server`` (a site large enough that every worker joins before the crawl ends:
   on the 14 pages of the demo site a worker that starts late can find the crawl over,
   its keys cleared, and crawl the site again on its own);
-  compared as a set of rows (which worker wrote a row is not part of it), without the
-  columns that depend on which worker fetched what (``WORKER_DEPENDENT``: two runs of
-  one tree differ there).
+  compared as a set of rows (which worker wrote a row is not part of it), without what
+  depends on which worker fetched what (``WORKER_DEPENDENT`` columns, and the pages that
+  share their content with another URL: ``_worker_independent``); two runs of one tree
+  differ there.
 
 Every site is served on 127.0.0.1 on a fixed port per scenario, so URLs (and the ids
 derived from them) are equal between runs. Normalising drops ``scraped_at`` and
@@ -60,6 +61,8 @@ VOLATILE = ("scraped_at", "response_time_ms")
 #: sitemap, or another worker from a link); a site row's robots_blocked counts the links
 #: its writer's peers found too or not. Two runs of one tree differ in each of them.
 WORKER_DEPENDENT = ("sitemap_lastmod", "robots_blocked", "depth", "discovered_via")
+#: a site row's sums over its pages (see _worker_independent)
+SITE_SUMS = ("pages_extracted", "total_words", "total_tokens", "avg_boilerplate_ratio")
 SCENARIOS = ("demo", "postgres", "python", "incremental", "distributed")
 #: one fixed port per scenario (ids and URLs hold the origin)
 PORTS = {name: 18470 + number for number, name in enumerate(SCENARIOS)}
@@ -172,12 +175,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _without(lines: list[str], columns: tuple[str, ...]) -> list[str]:
-    rows = [json.loads(line) for line in lines]
-    for row in rows:
-        for column in columns:
-            row.pop(column, None)
-    return sorted(json.dumps(row, sort_keys=True, ensure_ascii=False) for row in rows)
+def _worker_independent(old: list[str], new: list[str]) -> tuple[list[str], list[str]]:
+    """Both runs of a distributed crawl without what depends on how pages fell to the
+    workers: the WORKER_DEPENDENT columns, and the pages whose content another URL of
+    the crawl also has. A worker finds content duplicates among the pages it fetched
+    itself, so two copies (``/`` and ``/index.html``) are both written when two workers
+    fetch them and one is when a single worker does (two runs of one tree differ so);
+    the site row's sums over its pages go with them."""
+    runs = [[json.loads(line) for line in lines] for lines in (old, new)]
+    copies: dict[str, set[str]] = {}
+    for rows in runs:
+        for row in rows:
+            if row.get("row_type") == "page" and row.get("content_hash"):
+                copies.setdefault(row["content_hash"], set()).add(row.get("url") or "")
+    shared = {digest for digest, urls in copies.items() if len(urls) > 1}
+    kept: list[list[str]] = []
+    for rows in runs:
+        out = []
+        for row in rows:
+            if row.get("content_hash") in shared:
+                continue
+            for column in WORKER_DEPENDENT:
+                row.pop(column, None)
+            if row.get("row_type") == "site":
+                for column in SITE_SUMS:
+                    row.pop(column, None)
+            out.append(json.dumps(row, sort_keys=True, ensure_ascii=False))
+        kept.append(sorted(out))
+    return kept[0], kept[1]
 
 
 def _summary(line: str) -> str:
@@ -195,7 +220,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             continue
         old, new = before.read_text("utf-8").splitlines(), after.read_text("utf-8").splitlines()
         if before.stem == "distributed":
-            old, new = _without(old, WORKER_DEPENDENT), _without(new, WORKER_DEPENDENT)
+            old, new = _worker_independent(old, new)
         if old == new:
             print(f"{before.stem}: {len(old)} rows, identical")
             continue

@@ -37,7 +37,7 @@ MIN_MAX_CHARS = 200
 
 #: ``extract_processes`` "auto" (the spider picks the number from the usable cores).
 EXTRACT_AUTO = -1
-#: ``extract_timeout_secs`` default: extract_pool.EXTRACT_DEADLINE_SECS (the same 30 s;
+#: ``extract_timeout_secs`` default: offload.pool.EXTRACT_DEADLINE_SECS (the same 30 s;
 #: tests/test_hostile_spider.py checks that they agree).
 EXTRACT_TIMEOUT_DEFAULT = 30.0
 
@@ -100,7 +100,7 @@ class JobOptions:
     redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
     #: convert pages in this many worker processes (0: in the crawl process);
     #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
-    #: (extract_pool.default_processes)
+    #: (offload.pool.default_processes)
     extract_processes: int = EXTRACT_AUTO
     #: seconds an extraction process may spend on one page before the page is given up
     #: (an ``extraction-timeout`` row) and the process replaced

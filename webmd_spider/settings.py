@@ -105,6 +105,8 @@ EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,
     "webmd_spider.extensions.resume.ResumeJournal": 520,
+    # RFC 9309 §2.5: a robots.txt of any size is read up to the parse limit
+    "webmd_spider.extensions.robots_body.RobotsBodyLimit": 530,
 }
 # Scrapy's own extensions without the remote-control and telnet consoles: both are off
 # above, and never wanted in this project (each runs code sent over a socket), but

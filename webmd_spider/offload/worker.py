@@ -1,6 +1,6 @@
 """An extraction worker process: ``python -m webmd_spider.offload.worker JOBS_FD RESULTS_FD``.
 
-``extract_pool.ExtractPool`` starts each worker as a fresh interpreter running this
+``offload.pool.ExtractPool`` starts each worker as a fresh interpreter running this
 module, with the read end of a job pipe and the write end of a result pipe. Not through
 ``multiprocessing``: its start methods run the parent's main script again in every
 worker (as ``__mp_main__``), so a crawl started from a script without an

@@ -8,9 +8,10 @@ options), ``FEEDS`` (a default JSONL feed is added when none is given),
 Flow per website (URLs on one host, ``www.`` folded, are one website):
 1. robots.txt is fetched first; for a bare domain it is also the probe of the discovery
    ladder (https://host, https://www.host, http://host). Its body is read up to the
-   parse limit (``MAX_ROBOTS_BYTES``) and cut there, whatever its size; a redirect to
-   another website gives the rules (RFC 9309 §2.3.1.2), while the website, its root and
-   its sitemaps stay on the input's host (``robots_root``).
+   parse limit (``MAX_ROBOTS_BYTES``, ``extensions/robots_body.py``) and cut there,
+   whatever its size; a redirect to another website gives the rules (RFC 9309
+   §2.3.1.2), while the website, its root and its sitemaps stay on the input's host
+   (``robots_root``).
 2. whole-site inputs read the sitemaps (see ``sitemap_discovery``); with no usable
    sitemap the home page starts a breadth-first link crawl.
 3. each page response becomes a ``page`` row or a ``diagnostic`` row; links on the page
@@ -66,7 +67,7 @@ from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest, StopDownload
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.defer import deferred_from_coro
@@ -104,7 +105,7 @@ from webmd_spider.page_flow import (
 )
 from webmd_spider.policy.netguard import AddressPolicy
 from webmd_spider.policy.politeness import MAX_REFUSALS_PER_SITE, delay_and_jitter, parse_host_delay
-from webmd_spider.policy.robots import MAX_ROBOTS_BYTES, RobotsRules
+from webmd_spider.policy.robots import RobotsRules
 from webmd_spider.policy.traps import TrapDetector, TrapPolicy
 from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.rows.page_rows import (
@@ -195,9 +196,6 @@ SITEMAP_JUNK_AFTER = 20
 SITEMAP_GOOD_SHARE = 0.2
 HARD_STOPS = frozenset({"page_budget", "failure_budget", "crawl_delay", "blocked"})
 
-#: Requests of a robots.txt: the website's own, and a sitemap host's (sitemap_discovery);
-#: their bodies are read up to MAX_ROBOTS_BYTES (see SiteSpider._on_bytes_received).
-ROBOTS_KINDS = frozenset({"robots", "sitemap_robots"})
 #: What an extraction process made of a page (see SiteSpider._extract_elsewhere).
 Extracted = PageWork | ExtractionTimeout | PoolClosed | None
 
@@ -255,14 +253,11 @@ class SiteSpider(Spider):
         self._origins: dict[str, str] = {}
         #: pages out at an extraction process, per website (given up when it stops)
         self._extracting: dict[str, set[asyncio.Future[PageWork | None]]] = {}
-        #: the site rows were written (or their request is being answered)
+        #: the site rows were written (``_emit_site_rows``)
         self._site_rows_written = False
         #: the time budget's grace is over: no row is written any more (the site rows
         #: follow at the close, after every row already made)
         self._closing = False
-        #: how large a compressed robots.txt may inflate (DOWNLOAD_MAXSIZE; see
-        #: _on_bytes_received)
-        self._robots_inflate_cap = 0
         #: sitemap reading (spiders/sitemap_discovery.py), built again in _configure
         self.discovery = self._new_discovery()
 
@@ -285,15 +280,12 @@ class SiteSpider(Spider):
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
         crawler.signals.connect(spider._on_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
-        crawler.signals.connect(spider._on_headers_received, signal=signals.headers_received)
-        crawler.signals.connect(spider._on_bytes_received, signal=signals.bytes_received)
         return spider
 
     def _configure(self, crawler: Crawler) -> None:
         """Validate options and inputs; raise OptionsError when nothing can be fetched."""
         settings = crawler.settings
         self.options = opts = build_options(settings.copy_to_dict(), self._arguments)
-        self._robots_inflate_cap = settings.getint("DOWNLOAD_MAXSIZE")
         raw_inputs = list(opts.start)
         if opts.start_file:
             raw_inputs.extend(read_start_file(opts.start_file))
@@ -555,41 +547,11 @@ class SiteSpider(Spider):
                 "download_slot": site.website,
                 # RFC 9309 §2.3.1.2: follow at least five consecutive redirects
                 "redirect_ttl": ROBOTS_MAX_REDIRECTS,
-                # the body is cut at MAX_ROBOTS_BYTES (_on_bytes_received): no warning
+                # the body is cut at MAX_ROBOTS_BYTES (extensions/robots_body.py): no warning
                 # for a large one
                 "download_warnsize": 0,
             },
         )
-
-    def _on_headers_received(
-        self, headers: Any, body_length: int, request: Request, spider: Spider
-    ) -> None:
-        """The headers of a robots.txt answer (each hop of a redirect chain): its body
-        is read up to MAX_ROBOTS_BYTES and cut there (``_on_bytes_received``), so no
-        Content-Length, however large, refuses it (RFC 9309 §2.5: the first 500 KiB
-        at least are parsed; a refused file would take the website down as
-        unreachable). Scrapy's download handler reads ``download_maxsize`` right after
-        this signal."""
-        meta = request.meta
-        if meta.get("webmd_kind") in ROBOTS_KINDS:
-            meta["download_maxsize"] = 0
-            meta["webmd_robots_bytes"] = 0  # this answer's; a redirect's body is not
-
-    def _on_bytes_received(self, data: bytes, request: Request, spider: Spider) -> None:
-        """Body bytes of any answer; a robots.txt's download stops once MAX_ROBOTS_BYTES
-        are in (``StopDownload(fail=False)``: the response keeps what came, flagged
-        ``download_stopped``) and ``RobotsRules.from_response`` cuts it at its last
-        line end within them. The download handler took its size cap with the headers
-        (none, see ``_on_headers_received``); from the first body byte on
-        ``download_maxsize`` is read only by HttpCompressionMiddleware, so it is set
-        back to DOWNLOAD_MAXSIZE: a compressed robots.txt inflates that far at most."""
-        meta = request.meta
-        if meta.get("webmd_kind") not in ROBOTS_KINDS:
-            return
-        meta["download_maxsize"] = self._robots_inflate_cap
-        received = meta["webmd_robots_bytes"] = meta.get("webmd_robots_bytes", 0) + len(data)
-        if received >= MAX_ROBOTS_BYTES:
-            raise StopDownload(fail=False)
 
     def parse_robots(self, response: Response) -> Iterator[Any]:
         """robots.txt answered: record the rules and the site root, then begin the site."""

@@ -2,7 +2,7 @@
 answer. Pure module (standard library, the state record and the extractor's version).
 
 The Scrapy glue (``spiders/incremental_state.py``, the conditional-request downloader
-middleware) asks these functions; the state itself lives in ``state_store``.
+middleware) asks these functions; the state itself lives in ``state.store``.
 """
 
 from __future__ import annotations
