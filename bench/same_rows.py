@@ -183,12 +183,16 @@ def _worker_independent(old: list[str], new: list[str]) -> tuple[list[str], list
     fetch them and one is when a single worker does (two runs of one tree differ so);
     the site row's sums over its pages go with them."""
     runs = [[json.loads(line) for line in lines] for lines in (old, new)]
-    copies: dict[str, set[str]] = {}
+    # a content written under two URLs in one run: the race decides how many copies
+    # each run keeps. Counted within each run, so one page written under another URL
+    # in the other run (one copy each) is still a difference.
+    shared: set[str] = set()
     for rows in runs:
+        copies: dict[str, set[str]] = {}
         for row in rows:
             if row.get("row_type") == "page" and row.get("content_hash"):
                 copies.setdefault(row["content_hash"], set()).add(row.get("url") or "")
-    shared = {digest for digest, urls in copies.items() if len(urls) > 1}
+        shared |= {digest for digest, urls in copies.items() if len(urls) > 1}
     kept: list[list[str]] = []
     for rows in runs:
         out = []
@@ -212,6 +216,14 @@ def _summary(line: str) -> str:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     differ = 0
+    names = {p.name for p in args.before.glob("*.jsonl")}
+    others = {p.name for p in args.after.glob("*.jsonl")}
+    if not names:
+        print(f"no scenario rows in {args.before}")
+        return 1
+    for name in sorted(others - names):
+        print(f"{name.removesuffix('.jsonl')}: missing in {args.before}")
+        differ += 1
     for before in sorted(args.before.glob("*.jsonl")):
         after = args.after / before.name
         if not after.exists():

@@ -7,7 +7,7 @@
 ``build`` runs the real ``extract_page`` (``webmd_spider.offload.page_work``: extraction,
 row columns, chunks of 512 tokens) on every ``*.html`` file of a served site folder,
 with the URLs the crawl will see (``ORIGIN`` + path), and pickles the ``PageWork``
-results (``OUT.pickle.work``; ``OUT.pickle`` keeps the ``Document`` of each page).
+results (``OUT.pickle.work``).
 ``run`` loads them (its CPU is charged to the run), replaces the ``extract_page`` name
 the ``site`` spider calls with a dictionary lookup by URL path (unknown paths, or other
 options than the build's, still get the real extraction), and runs
@@ -56,17 +56,7 @@ def _by_path(results: dict[str, Any]) -> dict[str, Any]:
 
 
 def build(site_dir: Path, origin: str, out: Path) -> None:
-    from webmd_spider.extract import ExtractOptions, extract
-
-    options = ExtractOptions()
-    docs = _by_path(
-        {
-            url_path: extract(body, url, encoding="utf-8", options=options)
-            for url_path, url, body in _pages(site_dir, origin)
-        }
-    )
-    with out.open("wb") as handle:
-        pickle.dump(docs, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    """The answers of both run modes: ``OUT.work`` (``run`` and ``run-workers`` read it)."""
     build_work(site_dir, origin, Path(f"{out}.work"))
 
 

@@ -9,9 +9,9 @@ first: settings, job file, arguments. Unknown names and unusable values raise
 falls back to a default.
 
 The defaults live here only: ``settings.py`` writes its ``WEBMD_*`` settings from
-:func:`setting_defaults`, and every option is validated once, in :func:`build_options`
-(the chunk options too: their limits are the chunker's own,
-``chunking.markdown_chunks``).
+:func:`setting_defaults`, and every option is validated in one place,
+:func:`build_options` (the chunk options too: their limits are the chunker's own,
+``chunking.markdown_chunks``), before anything reads them.
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         )
     options = JobOptions(**{**{n: getattr(defaults, n) for n in OPTION_NAMES}, **values})
     try:
-        options.chunk_budget  # noqa: B018 - validated here, once
+        options.chunk_budget  # noqa: B018 - validated here, before anything reads it
     except ChunkOptionsError as exc:
         raise OptionsError(f"invalid-input: {exc}") from None
     return options

@@ -22,7 +22,6 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from webmd_spider.extract.document import ExtractOptions
 from webmd_spider.options import JobOptions
 from webmd_spider.policy.netguard import AddressPolicy
 from webmd_spider.policy.robots import RobotsRules
@@ -95,11 +94,7 @@ class RunContext:
     #: the lower bound of ``host_delay``: the fleet's shared per-website spacing
     host_floor: float = 0.0
     ssrf_policy: AddressPolicy = field(default_factory=lambda: AddressPolicy.from_allowlist(None))
-    extract_options: ExtractOptions = field(default_factory=ExtractOptions)
-    #: (size, overlap) of chunks in characters; (0, 0) = no chunks
-    chunk_budget: tuple[int, int] = (0, 0)
-    #: the JOBDIR resume journal (None without JOBDIR)
-    journal: CrawlJournal | None = None
+    #: the JOBDIR resume journal's claims on page URLs (admit nothing twice)
     claims: ResumeClaims = field(default_factory=ResumeClaims)
     #: when a page is done, for the resume journal and the fleet (else None)
     completion: PageCompletion | None = None

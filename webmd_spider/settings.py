@@ -77,7 +77,9 @@ CONCURRENT_ITEMS = 16
 # per-slot concurrency (a website's max_concurrency) enforced: see transport/downloader.py
 DOWNLOADER = "webmd_spider.transport.downloader.SlotLimitedDownloader"
 # Gives back the requests waiting in its memory queues when a website stops
-# (transport/scheduler.py); a distributed crawl uses distributed.FleetScheduler.
+# (transport/scheduler.py); a distributed crawl uses distributed.FleetScheduler. With
+# another scheduler or downloader, a stopped website's queued requests come out one by
+# one and the budget middleware refuses each (the same rows, more work).
 SCHEDULER = "webmd_spider.transport.scheduler.TakingScheduler"
 DOWNLOADER_MIDDLEWARES = {
     "webmd_spider.downloadermiddlewares.budget.BudgetMiddleware": 50,
@@ -105,21 +107,25 @@ EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,
     "webmd_spider.extensions.resume.ResumeJournal": 520,
-    # RFC 9309 §2.5: a robots.txt of any size is read up to the parse limit
-    "webmd_spider.extensions.robots_body.RobotsBodyLimit": 530,
 }
 # Scrapy's own extensions without the remote-control and telnet consoles: both are off
 # above, and never wanted in this project (each runs code sent over a socket), but
 # Scrapy imports every listed extension, even one set to None, to read its priority;
 # aiohttp, which the remote control imports, alone costs every run ~110 ms of CPU.
 EXTENSIONS_BASE = {
-    name: priority
-    for name, priority in _scrapy_defaults.EXTENSIONS_BASE.items()
-    if name
-    not in (
-        "scrapy.extensions.remote_control.RemoteControl",
-        "scrapy.extensions.telnet.TelnetConsole",
-    )
+    **{
+        name: priority
+        for name, priority in _scrapy_defaults.EXTENSIONS_BASE.items()
+        if name
+        not in (
+            "scrapy.extensions.remote_control.RemoteControl",
+            "scrapy.extensions.telnet.TelnetConsole",
+        )
+    },
+    # RFC 9309 §2.5: a robots.txt of any size is read up to the parse limit. In the base
+    # set, with the crawl's own machinery: a user's -s EXTENSIONS=... replaces EXTENSIONS
+    # and must not take this away (a large robots.txt would make a website unreachable).
+    "webmd_spider.extensions.robots_body.RobotsBodyLimit": 530,
 }
 # Rows reach the feed file as they are exported (no 8 KB buffer lost to a kill -9).
 FEED_STORAGES = {

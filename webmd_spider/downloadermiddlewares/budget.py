@@ -1,12 +1,13 @@
 """Stop fetching what the run no longer wants: pages past a site's page budget, and
 everything once the run's time budget is spent.
 
-Reads the run's ledger and options (``run_context.RunContext``); requests carry ``webmd_site`` and
-``webmd_kind`` in their meta. A refused request is recorded in the ledger as "not
+Reads the run's ledger and options (``run_context.RunContext``); requests carry
+``webmd_site`` and ``webmd_kind`` in their meta. A refused request is recorded in the ledger as "not
 fetched" with the reason, marked ``webmd_rejected`` in its meta (so the spider's
 errback writes no diagnostic row for it) and dropped with ``IgnoreRequest``. Requests
-of kind ``summary`` (the site rows at the end) always pass. The first page request
-refused for a stopped website sends the ``run_context.site_stopped`` signal: the spider takes the
+of kind ``summary`` (the spider's own ``data:`` request that re-checks the pages an
+incremental run did not find again) always pass. The first page request refused for a
+stopped website sends the ``run_context.site_stopped`` signal: the spider takes the
 website's other waiting requests out of the queues at once instead of one by one here
 (the spider does so itself for the stops it decides). Every request's
 ``download_timeout`` is also cut so that no download outlives the run's time budget by

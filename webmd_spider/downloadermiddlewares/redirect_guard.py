@@ -12,7 +12,7 @@ website's robots.txt was never read).
 Every kind of request is checked (pages, sitemaps, and any kind added later) except
 robots.txt files, whose redirects to another website RFC 9309 §2.3.1.2 allows (they
 are followed at most five times; the file found applies to the host asked), and the
-spider's own ``data:`` summary requests (``UNGUARDED_KINDS``). A sitemap that Scrapy
+spider's own ``data:`` request of kind ``summary`` (``UNGUARDED_KINDS``). A sitemap that Scrapy
 redirects to another website is refused without contacting it: that website's
 robots.txt was never read. (``sitemap_discovery`` now fetches sitemaps with
 ``dont_redirect`` and follows their redirects itself, reading the target host's
@@ -34,7 +34,7 @@ from webmd_spider.urls import site_key
 #: Request kinds whose redirects are not checked here: robots.txt files (a website's
 #: own, and ``sitemap_robots``: the robots.txt of a host serving cross-submitted
 #: sitemaps), which may redirect to another website (RFC 9309 §2.3.1.2), and the
-#: spider's end-of-run ``data:`` requests. Every other kind is, including kinds added
+#: spider's own ``data:`` request (``summary``). Every other kind is, including kinds added
 #: later.
 UNGUARDED_KINDS = ("robots", "sitemap_robots", "summary")
 #: the start of the refusal of a discovered page redirected to another website: the

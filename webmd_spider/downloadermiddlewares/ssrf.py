@@ -32,7 +32,7 @@ class SsrfGuardMiddleware:
 
     def process_request(self, request: Request) -> None:
         if request.url.startswith("data:"):
-            return  # our own end-of-run request; no network
+            return  # the spider's own data: request (no network)
         # no run context raises: a crawl without its policy must not fetch anything
         policy = run_context(self.crawler).ssrf_policy
         refusal = policy.refusal_for_url(request.url)

@@ -1,7 +1,8 @@
 """The run ledger: what a crawl discovered, fetched, emitted and rejected, per website.
 
 Pure module (standard library and the row schema only). The spider owns one ledger per
-run; middlewares and extensions read it through the spider. It is the source of the
+run; middlewares and extensions read it through the run context
+(``run_context.RunContext.ledger``). It is the source of the
 site rows and of the run summary, so nothing a run discovers can vanish: every URL ends
 as a row or as a counted (and, up to :data:`MAX_LISTED`, listed) rejection.
 """

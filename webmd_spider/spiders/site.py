@@ -393,9 +393,6 @@ class SiteSpider(Spider):
             crawl_delays=self.crawl_delays,
             host_floor=self.host_floor,
             ssrf_policy=self.ssrf_policy,
-            extract_options=self.extract_options,
-            chunk_budget=self.chunk_budget,
-            journal=self.journal,
             claims=ResumeClaims(self.journal, self._run_id),
             completion=self.completion,
             fleet=self.fleet,
@@ -1246,7 +1243,6 @@ class SiteSpider(Spider):
                 return
         if chunks is not None and row.row_type == "page":
             row.chunks, row.chunk_count = chunks, len(chunks)
-            self.crawler.stats.inc_value("webmd/chunks", len(chunks))
         site.emitted.add(final)
         if row.row_type == "page" and self.incremental.enabled:
             nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
@@ -1272,6 +1268,9 @@ class SiteSpider(Spider):
             self._missed(site)
             yield row
             return
+        if row.chunks is not None and row.markdown:
+            # the chunks the row carries (an unchanged page's were dropped with its text)
+            self.crawler.stats.inc_value("webmd/chunks", len(row.chunks))
         self._check_page_budget(site)
         yield row
         yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
@@ -1486,7 +1485,7 @@ class SiteSpider(Spider):
             self.ledger.rejected_counts["nofollow"] += doc.nofollow_links
         held = site.held_links
         if held is not None and len(held) < MAX_HELD_PAGES:
-            # the sitemaps are still being read: their URLs go first (_start_sitemaps)
+            # the sitemaps are still being read: their URLs go first (discovery.start)
             held.append((doc.page_links, nofollow, depth))
             return
         yield from self._follow(site, doc.page_links, nofollow, depth)
@@ -1608,7 +1607,7 @@ class SiteSpider(Spider):
         if row.discovered_via == "sitemap" and row.website in self.ledger.sites:
             good = row.row_type == "page" and not row.thin
             self._sitemap_outcome(self.ledger.sites[row.website], good)
-        if self.crew.shared:
+        if self.crew.shared:  # alone, the ledger just counted it: no fields to build
             fields: dict[str, float] = {}
             if row.row_type == "page":
                 fields = {
@@ -1618,7 +1617,7 @@ class SiteSpider(Spider):
                 }
             elif row.row_type == "diagnostic":
                 fields = {"failures": 1}
-            self.fleet.count_row(row.website, fields, row.row_type, row.error_type)
+            self.crew.count_row(row.website, fields, row.row_type, row.error_type)
         return row
 
     def _on_scheduled(self, request: Request, spider: Spider) -> None:

@@ -233,7 +233,7 @@ class SitemapDiscovery:
                 self._admit_sitemap(site, item)
             return
         origin = _origin(url)
-        rules = self._host_rules().get(origin)
+        rules = self._sitemap_host_rules.get(origin)
         if rules is None and not self.options.respect_robots:
             rules = RobotsRules.allow_all(self.options.robots_token)
         if rules is not None:
@@ -241,7 +241,7 @@ class SitemapDiscovery:
                 self._admit_sitemap(site, item)
             return
         # RFC 9309 §2.3: that host's robots.txt governs the file; read it first.
-        waiting = self._host_waiting()
+        waiting = self._sitemap_host_waiting
         first = origin not in waiting
         waiting.setdefault(origin, []).append((site.website, item))
         self._work(site).parked += 1
@@ -475,12 +475,6 @@ class SitemapDiscovery:
         yield from self._follow_held_links(site)
 
     # -- robots.txt of other hosts -------------------------------------------------------
-    def _host_rules(self) -> dict[str, RobotsRules]:
-        return self._sitemap_host_rules
-
-    def _host_waiting(self) -> dict[str, list[tuple[str, _Sitemap]]]:
-        return self._sitemap_host_waiting
-
     def _host_robots_request(self, site: SiteState, origin: str) -> Request:
         return Request(
             origin + "robots.txt",
@@ -521,7 +515,7 @@ class SitemapDiscovery:
         origin = request.meta["webmd_origin"]
         stopped = request.meta.get("webmd_rejected")
         if stopped:  # the run stopped before it was fetched: the files are not read
-            for website, item in self._host_waiting().pop(origin, []):
+            for website, item in self._sitemap_host_waiting.pop(origin, []):
                 self._work(self.ledger.sites[website]).parked -= 1
                 self.ledger.skip(item.url, f"sitemap_not_read:{stopped}", website)
             return
@@ -535,14 +529,14 @@ class SitemapDiscovery:
 
     def _settle_host(self, origin: str, rules: RobotsRules, why: str) -> Iterator[Any]:
         """Rules of ``origin`` known: admit or refuse the files waiting for them."""
-        self._host_rules()[origin] = rules
+        self._sitemap_host_rules[origin] = rules
         if rules.policy == "disallow-all":
             self._warn(
                 f"robots.txt of {origin} is unavailable ({why}): RFC 9309 §2.3.1.4 "
                 "disallows that host, so the sitemaps it serves are not fetched"
             )
         touched: dict[str, SiteState] = {}
-        for website, item in self._host_waiting().pop(origin, []):
+        for website, item in self._sitemap_host_waiting.pop(origin, []):
             site = touched[website] = self.ledger.sites[website]
             self._work(site).parked -= 1
             if self._host_allows(site, rules, origin, item.url):
