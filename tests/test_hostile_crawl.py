@@ -24,7 +24,7 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
-from webmd_spider.spiders.site import QUEUE_FACTOR
+from webmd_spider.spiders.budgets import QUEUE_FACTOR
 
 from .crawling import by_type, crawl, crawl_with_stats, page_urls, record_workers, summary_of
 from .crawling import write_site as write

@@ -22,7 +22,7 @@ Flow per website (URLs on one host, ``www.`` folded, are one website):
 4. when the crawl goes idle, one ``site`` row per website is written: always the last
    row of its website, its counts those of the rows before it.
 
-Budgets per website (see ``_check_page_budget`` and ``_missed``):
+Budgets per website (``spiders/budgets.py``):
 
 * ``max_pages`` page rows, then ``stop_reason: page_budget``;
 * ``max_pages`` fetched pages that gave no page row (a diagnostic row of the page; a
@@ -30,7 +30,7 @@ Budgets per website (see ``_check_page_budget`` and ``_missed``):
   ``content_hash`` as a page written; a redirect refused or dropped as a duplicate),
   then ``stop_reason: failure_budget``. Per worker in a distributed crawl;
 * new page requests are not made while those made and not finished reach
-  :data:`QUEUE_FACTOR` times what the two budgets can still use (each fetch ends as a
+  ``budgets.QUEUE_FACTOR`` times what the two budgets can still use (each fetch ends as a
   page row or counts against the failure budget); the URLs over it are counted as not
   fetched (``page_budget``), not remembered, and the links of a page are then not even
   canonicalized. So a website costs about 2 x ``max_pages`` page fetches at most (the
@@ -116,6 +116,7 @@ from webmd_spider.rows.page_rows import (
 )
 from webmd_spider.run_context import ResumeClaims, RunContext, attach
 from webmd_spider.run_context import site_stopped as site_stopped_signal
+from webmd_spider.spiders.budgets import SiteBudgets
 from webmd_spider.spiders.failures import classify_failure
 from webmd_spider.spiders.incremental_state import (
     IncrementalState,
@@ -179,9 +180,6 @@ ROBOTS_RETRY_MARGIN_SECS = 10.0
 KNOWN_PRIORITY_OFFSET = 1000
 #: Same-website links kept per page in the state (how a 304 still leads on).
 MAX_STORED_LINKS = 1000
-#: New page requests of a website are not made while those made and not finished reach
-#: this many times what its budgets can still use (see the module docstring).
-QUEUE_FACTOR = 2
 #: Link origins whose site key is remembered (see SiteSpider._site_of).
 MAX_CACHED_ORIGINS = 4096
 #: A website stopped for one of these writes nothing more: answers in flight are skipped
@@ -260,6 +258,8 @@ class SiteSpider(Spider):
         self._closing = False
         #: sitemap reading (spiders/sitemap_discovery.py), built again in _configure
         self.discovery = self._new_discovery()
+        #: the websites' page and failure budgets (spiders/budgets.py), the same
+        self.budgets = self._new_budgets()
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -386,6 +386,7 @@ class SiteSpider(Spider):
             self.incremental.fill_tree = True
 
         self.discovery = self._new_discovery()
+        self.budgets = self._new_budgets()
         self.context = RunContext(
             options=opts,
             ledger=self.ledger,
@@ -398,6 +399,9 @@ class SiteSpider(Spider):
             fleet=self.fleet,
         )
         attach(crawler, self.context)
+
+    def _new_budgets(self) -> SiteBudgets:
+        return SiteBudgets(self.options, self.ledger, self.crew, self._run_id, self._stop_site)
 
     def _new_discovery(self) -> SitemapDiscovery:
         return SitemapDiscovery(
@@ -796,7 +800,7 @@ class SiteSpider(Spider):
             self.ledger.skip(url, stopped, site.website)
             return
         if not known:
-            if self._queue_full(site):
+            if self.budgets.queue_full(site):
                 # More requests wait than the budgets can use: this URL is not fetched,
                 # and not remembered either (a hub of 50,000 links must not cost their
                 # memory); a sitemap's URLs stay known (max_sitemap_urls bounds them,
@@ -914,7 +918,7 @@ class SiteSpider(Spider):
             site.resumed_pages,
             len(pending),
         )
-        self._check_page_budget(site)
+        self.budgets.check_page_budget(site)
         if site.stop_reason is None and site.misses >= self.options.max_pages:
             site.stop_reason = "failure_budget"
         if site.stop_reason is not None:
@@ -931,43 +935,6 @@ class SiteSpider(Spider):
                 priority=-queued.depth,
                 resumed=True,
             )
-
-    def _queue_full(self, site: SiteState) -> bool:
-        """The website's page requests made and not finished reach QUEUE_FACTOR times
-        the fetches its budgets can still use (each fetch ends as a page row or counts
-        against the failure budget). Not in a distributed crawl: the shared queue is
-        fed and drained by every worker, no one of them can count it."""
-        return not self.crew.shared and site.queued >= QUEUE_FACTOR * self._room(site)
-
-    def _room(self, site: SiteState) -> int:
-        """Page fetches the website's budgets can still use."""
-        limit = self.options.max_pages
-        if site.page_limit is not None:
-            limit = min(limit, site.page_limit)
-        pages = max(0, limit - site.pages - site.resumed_pages)
-        return pages + max(0, self.options.max_pages - site.misses)
-
-    def _release(self, meta: dict[str, Any]) -> None:
-        """A page request of this run ended (answered, failed, dropped or taken out of
-        the queue): it no longer counts in ``site.queued``."""
-        if meta.pop("webmd_queued", None) == self._run_id:
-            site = self.ledger.sites.get(meta.get("webmd_site", ""))
-            if site is not None and site.queued > 0:
-                site.queued -= 1
-
-    def _missed(self, site: SiteState) -> None:
-        """A fetched page gave no page row (a diagnostic row, or a duplicate found after
-        the fetch). ``max_pages`` of them stop the website with ``failure_budget``:
-        with ``max_pages`` page rows (``page_budget``) that bounds a website to about
-        2 x max_pages page fetches. Per worker in a distributed crawl."""
-        site.misses += 1
-        if site.stop_reason is None and site.misses >= self.options.max_pages:
-            logger.info(
-                "%s: %d fetched pages gave no page row (max_pages): no more fetches",
-                site.website,
-                site.misses,
-            )
-            self._stop_site(site, "failure_budget")
 
     def _stop_site(self, site: SiteState, reason: str) -> None:
         site.stop_reason = reason
@@ -1030,7 +997,7 @@ class SiteSpider(Spider):
         """Count a request taken out before its download (as BudgetMiddleware does)."""
         meta = request.meta
         meta["webmd_rejected"] = reason
-        self._release(meta)
+        self.budgets.release(meta)
         self.ledger.skip(request.url, reason, meta.get("webmd_site"))
         self.crawler.stats.inc_value(f"webmd/not_fetched/{reason}")
 
@@ -1047,7 +1014,7 @@ class SiteSpider(Spider):
         """A page answered: write its row and follow its links. With extraction
         processes, the page is converted in one of them first (off Scrapy's thread);
         every decision about the page is still taken here, after that."""
-        self._release(response.meta)
+        self.budgets.release(response.meta)
         work = None
         if self._extract_pool is not None and self._needs_extraction(response):
             work = await self._extract_elsewhere(response)
@@ -1185,7 +1152,7 @@ class SiteSpider(Spider):
                 row.change = REMOVED  # a tombstone: the page is gone and leaves the state
                 self.incremental.forget(key, site.website)
             self._row(row)
-            self._missed(site)
+            self.budgets.missed(site)
             yield row
             return
         if isinstance(work, PageWork):
@@ -1211,7 +1178,7 @@ class SiteSpider(Spider):
         if refusal is not None:
             site.emitted.add(final)
             row = self._row(diagnostic_row(*refusal, **common, status_code=response.status))
-            self._missed(site)
+            self.budgets.missed(site)
             yield row
             return
         row = build_page_row(
@@ -1239,7 +1206,7 @@ class SiteSpider(Spider):
                 self._duplicate(site, meta, key, f"content of {earlier}")
                 yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
                 return
-            if not self._claim_page(site, response.url):
+            if not self.budgets.claim_page(site, response.url):
                 return
         if chunks is not None and row.row_type == "page":
             row.chunks, row.chunk_count = chunks, len(chunks)
@@ -1265,13 +1232,13 @@ class SiteSpider(Spider):
             row.error = f"{loop_message(meta, response.url)}; {row.error}"
         self._row(row)  # counted before it is handed on: the budgets act at once
         if row.row_type != "page":
-            self._missed(site)
+            self.budgets.missed(site)
             yield row
             return
         if row.chunks is not None and row.markdown:
             # the chunks the row carries (an unchanged page's were dropped with its text)
             self.crawler.stats.inc_value("webmd/chunks", len(row.chunks))
-        self._check_page_budget(site)
+        self.budgets.check_page_budget(site)
         yield row
         yield from self._follow_links(site, doc, directives, meta["webmd_depth"])
 
@@ -1293,7 +1260,7 @@ class SiteSpider(Spider):
         """A fetched page is not written: it duplicates a page written (``what``)."""
         self.ledger.reject(meta["webmd_url"], f"duplicate:{what}", site.website)
         self._finished_without_row(key)
-        self._missed(site)
+        self.budgets.missed(site)
         if meta.get("webmd_via") == "sitemap":
             self._sitemap_outcome(site, good=False)
 
@@ -1390,25 +1357,6 @@ class SiteSpider(Spider):
         if digest is not None:
             site.content.setdefault(digest, url)
 
-    def _claim_page(self, site: SiteState, url: str) -> bool:
-        """A distributed crawl counts page rows in Redis: False past its page budget."""
-        if self.crew.claim_page(site.website, self.options.max_pages):
-            return True
-        self._stop_site(site, "page_budget")
-        self.ledger.skip(url, "page_budget", site.website)
-        return False
-
-    def _check_page_budget(self, site: SiteState) -> None:
-        """After a page row: stop the website at its page budget (pages written by an
-        earlier run of a resumed JOBDIR, or by the other workers of a distributed crawl,
-        count too)."""
-        pages = self.crew.pages_written(site)
-        if site.page_limit is not None and pages >= site.page_limit:
-            self._stop_site(site, "crawl_delay")
-        elif pages >= self.options.max_pages:
-            self._stop_site(site, "page_budget")
-            logger.info("%s: page budget of %d reached", site.website, self.options.max_pages)
-
     def _compare_with_state(
         self, site: SiteState, row: Row, doc: Any, response: Response, key: str, nofollow: bool
     ) -> None:
@@ -1451,7 +1399,7 @@ class SiteSpider(Spider):
         if earlier is not None:
             self._duplicate(site, response.meta, key, f"content of {earlier}")
             return
-        if not self._claim_page(site, response.url):
+        if not self.budgets.claim_page(site, response.url):
             return
         self.incremental.record(
             key, site.website, None, validators_of(response.headers), previous=stored
@@ -1467,7 +1415,7 @@ class SiteSpider(Spider):
             change=UNCHANGED,
         )
         self._row(row)
-        self._check_page_budget(site)
+        self.budgets.check_page_budget(site)
         yield row
 
     def _follow_links(
@@ -1515,7 +1463,7 @@ class SiteSpider(Spider):
                 # past the time budget (its timer cannot fire while this loop runs)
                 self.ledger.stop_reason = self.ledger.stop_reason or "time_budget"
             stopped = self.ledger.stop_reason or site.stop_reason
-            if stopped is None and self._queue_full(site):
+            if stopped is None and self.budgets.queue_full(site):
                 stopped = "page_budget"
             if stopped is not None:
                 # Not even looked at (canonical form, filters): it will not be fetched,
@@ -1544,7 +1492,7 @@ class SiteSpider(Spider):
         """A page request failed: one diagnostic row, unless it was refused on purpose."""
         request = failure.request  # type: ignore[attr-defined]
         meta = request.meta
-        self._release(meta)
+        self.budgets.release(meta)
         site = self.ledger.sites[meta["webmd_site"]]
         if self._refused_before(site, meta):
             yield from self._refused_retry(site, request)
@@ -1555,12 +1503,12 @@ class SiteSpider(Spider):
                 self.ledger.skip(request.url, stopped, site.website)
             elif meta.get("redirect_times") and self._stopped(site) is None:
                 # refused after a redirect (off-site, robots): that page was fetched
-                self._missed(site)
+                self.budgets.missed(site)
             self.crew.finished(canonicalize(meta["webmd_url"]))
             return
         error_type, message = self._classify(failure)
         row = self._row(diagnostic_row(error_type, message, **self._row_context(site, meta)))
-        self._missed(site)
+        self.budgets.missed(site)
         yield row
 
     def _refused_before(self, site: SiteState, meta: dict[str, Any]) -> bool:
@@ -1589,7 +1537,7 @@ class SiteSpider(Spider):
         row = self._row(
             diagnostic_row("blocked", message, **self._row_context(site, meta), status_code=status)
         )
-        self._missed(site)
+        self.budgets.missed(site)
         yield row
 
     # -- rows and end of run -------------------------------------------------------------
@@ -1646,14 +1594,14 @@ class SiteSpider(Spider):
         """The dupefilter dropped a request: a redirect onto a page already queued."""
         meta = request.meta
         if meta.get("webmd_kind") == "page":
-            self._release(meta)
+            self.budgets.release(meta)
             website = meta.get("webmd_site")
             original = meta.get("webmd_url", request.url)
             self.ledger.reject(original, f"duplicate:redirects to {request.url}", website)
             self._finished_without_row(canonicalize(original))
             site = self.ledger.sites.get(website or "")
             if site is not None and meta.get("redirect_urls") and self._stopped(site) is None:
-                self._missed(site)  # its URL was fetched (and redirected)
+                self.budgets.missed(site)  # its URL was fetched (and redirected)
 
     def _note_untyped(self, site: SiteState, url: str, content_type: str) -> None:
         """An HTML page served as application/octet-stream is read as HTML: its row
