@@ -69,7 +69,6 @@ from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
-from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
@@ -104,7 +103,7 @@ from webmd_spider.page_flow import (
     decide_answer,
 )
 from webmd_spider.policy.netguard import AddressPolicy
-from webmd_spider.policy.politeness import MAX_REFUSALS_PER_SITE, delay_and_jitter, parse_host_delay
+from webmd_spider.policy.politeness import MAX_REFUSALS_PER_SITE, parse_host_delay
 from webmd_spider.policy.robots import RobotsRules
 from webmd_spider.policy.traps import TrapDetector, TrapPolicy
 from webmd_spider.rows.ledger import RunLedger, SiteState
@@ -142,11 +141,12 @@ from webmd_spider.spiders.sitemap_discovery import (
 )
 from webmd_spider.spiders.startup import (
     call_later,
-    default_feed_path,
     discard_stale_queue,
+    ensure_feed,
     quiet_asyncio_about,
     quiet_probe_failures,
     read_start_file,
+    set_pace,
 )
 from webmd_spider.state.changes import CHANGED, NEW, REMOVED, UNCHANGED, change_of
 from webmd_spider.state.completion import PageCompletion, done_key
@@ -337,28 +337,14 @@ class SiteSpider(Spider):
         except ValueError as exc:
             raise OptionsError(str(exc)) from None
         self.host_floor = low
-        if settings.getpriority("DOWNLOAD_DELAY") != SETTINGS_PRIORITIES["cmdline"]:
-            delay, jitter = delay_and_jitter(low, high)
-            settings.set("DOWNLOAD_DELAY", delay, priority="spider")
-            settings.set("DOWNLOAD_DELAY_JITTER", jitter, priority="spider")
-        # Requests carry download_slot = website, so this is per website.
-        settings.set("CONCURRENT_REQUESTS_PER_DOMAIN", opts.max_concurrency, priority="spider")
-        # The downloader takes up to CONCURRENT_REQUESTS out of the priority queue and
-        # serves each slot's share first-in first-out; a cap near the per-site
-        # concurrency keeps the order shallowest-first and little work queued past a budget.
-        websites = len({site_key(i.url) for i in self._inputs if i.url})
-        total = min(max(opts.max_concurrency * websites, opts.max_concurrency), 64)
-        settings.set("CONCURRENT_REQUESTS", total, priority="spider")
+        set_pace(settings, opts.max_concurrency, self._inputs, low, high)
         if opts.redis_url:
             self._configure_fleet(settings, opts)
         if self.journal is not None or self.fleet is not None:
             # a page is marked done (journal, in-flight list) only when its row is
             # written and its links are queued (webmd_spider.state.completion)
             self.completion = PageCompletion(self._page_done)
-        if not settings.getdict("FEEDS"):
-            path = default_feed_path(opts.output_dir, self._inputs)
-            settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
-            logger.info("No feed given (-O FILE); writing rows to %s", path)
+        ensure_feed(settings, opts.output_dir, self._inputs)
         processes = opts.extract_processes
         if processes == EXTRACT_AUTO:
             processes = default_processes()

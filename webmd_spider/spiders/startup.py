@@ -1,6 +1,10 @@
-"""What the site spider does once, when it starts: read a start file, name the default
-feed, discard a stale JOBDIR queue, quiet two misleading log records, and schedule
-calls on the reactor."""
+"""What the site spider does once, when it starts: read a start file, set the Scrapy
+settings its options decide (the pace, the default feed), discard a stale JOBDIR queue,
+quiet two misleading log records, and schedule calls on the reactor.
+
+The settings are set as the spider is built, before Scrapy builds the downloader and
+the feed exports from them; they depend on spider arguments (``-a max_concurrency``),
+which a Scrapy add-on (it sees settings only) could not read."""
 
 from __future__ import annotations
 
@@ -10,9 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from twisted.internet.base import DelayedCall
 
 from webmd_spider.options import OptionsError
+from webmd_spider.policy.politeness import delay_and_jitter
 from webmd_spider.urls import StartInput, site_key
 
 # the spider's own logger: its start-up warnings read as they always did
@@ -96,3 +102,32 @@ def default_feed_path(output_dir: str, inputs: list[StartInput]) -> Path:
     safe = "".join(c if c.isalnum() or c in "-._" else "-" for c in name)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     return Path(output_dir) / f"{safe}-{stamp}.jsonl"
+
+
+def set_pace(
+    settings: Settings, max_concurrency: int, inputs: list[StartInput], low: float, high: float
+) -> None:
+    """The download delay and concurrency of a job: ``host_delay`` (`low`..`high`
+    seconds) becomes DOWNLOAD_DELAY and its jitter, unless DOWNLOAD_DELAY was given on
+    the command line; ``max_concurrency`` is per website (requests carry
+    ``download_slot = website``), and CONCURRENT_REQUESTS is that times the websites,
+    at most 64."""
+    if settings.getpriority("DOWNLOAD_DELAY") != SETTINGS_PRIORITIES["cmdline"]:
+        delay, jitter = delay_and_jitter(low, high)
+        settings.set("DOWNLOAD_DELAY", delay, priority="spider")
+        settings.set("DOWNLOAD_DELAY_JITTER", jitter, priority="spider")
+    settings.set("CONCURRENT_REQUESTS_PER_DOMAIN", max_concurrency, priority="spider")
+    # The downloader takes up to CONCURRENT_REQUESTS out of the priority queue and
+    # serves each slot's share first-in first-out; a cap near the per-site
+    # concurrency keeps the order shallowest-first and little work queued past a budget.
+    websites = len({site_key(i.url) for i in inputs if i.url})
+    total = min(max(max_concurrency * websites, max_concurrency), 64)
+    settings.set("CONCURRENT_REQUESTS", total, priority="spider")
+
+
+def ensure_feed(settings: Settings, output_dir: str, inputs: list[StartInput]) -> None:
+    """A JSONL feed under `output_dir` when the job names none (no ``-O FILE``)."""
+    if not settings.getdict("FEEDS"):
+        path = default_feed_path(output_dir, inputs)
+        settings.set("FEEDS", {str(path): {"format": "jsonl"}}, priority="spider")
+        logger.info("No feed given (-O FILE); writing rows to %s", path)
