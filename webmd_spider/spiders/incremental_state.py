@@ -18,11 +18,12 @@ from dataclasses import asdict
 from typing import Any
 
 from webmd_spider.extract import ExtractOptions
-from webmd_spider.items import utc_now_iso
+from webmd_spider.items import Row, utc_now_iso
 from webmd_spider.options import JobOptions, OptionsError
-from webmd_spider.rows.ledger import RunLedger
+from webmd_spider.rows.ledger import RunLedger, SiteState
+from webmd_spider.spiders.responses import content_key
 from webmd_spider.state.backends import open_store
-from webmd_spider.state.changes import settings_fingerprint
+from webmd_spider.state.changes import CHANGED, UNCHANGED, change_of, settings_fingerprint
 from webmd_spider.state.store import (
     PageState,
     StateLockedError,
@@ -35,6 +36,8 @@ from webmd_spider.state.store import (
 logger = logging.getLogger(__name__)
 
 FINGERPRINT_KEY = "settings_fingerprint"
+#: Same-website links kept per page in the state (how a 304 still leads on).
+MAX_STORED_LINKS = 1000
 
 
 class IncrementalState:
@@ -191,6 +194,54 @@ class IncrementalState:
             self._fail(exc)
             return
         self._known.setdefault(website, set()).add(url)
+
+    def compare(
+        self,
+        website: str,
+        row: Row,
+        key: str,
+        final_key: str,
+        links: list[str],
+        validators: dict[str, str | None],
+    ) -> None:
+        """Set a page row's ``change`` against the stored page and store what it is now:
+        under `key` (the URL as discovered) and `final_key` (after redirects), so a later
+        run knows it whichever way it comes; with the page's same-website `links` (at
+        most MAX_STORED_LINKS: how a 304 still leads on). Other extraction settings make
+        an unchanged page ``changed`` (the rows a consumer holds are not this run's). An
+        unchanged page's row carries no Markdown or text (nothing to re-embed)."""
+        stored = self.lookup(key)
+        if stored is None and final_key != key:
+            stored = self.lookup(final_key)
+        row.change = change_of(stored, row.content_hash or "")
+        if (
+            row.change == UNCHANGED
+            and stored is not None
+            and stored.settings_fingerprint != self.fingerprint
+        ):
+            row.change = CHANGED
+        for each in {key, final_key}:
+            self.record(each, website, row.content_hash, validators, links[:MAX_STORED_LINKS])
+        if row.change == UNCHANGED and not self.fill_tree:
+            row.markdown = row.text = row.html = None
+            row.tables = row.chunks = row.chunk_count = None
+
+    def stored_content(self, site: SiteState) -> dict[bytes, str]:
+        """Content hash key (``responses.content_key``) -> canonical URL of the website's
+        pages stored with today's extraction settings (read once per website and run,
+        kept on `site`; its size is the state's)."""
+        index = site.stored_content
+        if index is None:
+            index = site.stored_content = {}
+            store = self.store
+            try:
+                for state in store.iterate(site.website) if store is not None else ():
+                    digest = content_key(state.content_hash)
+                    if digest and state.settings_fingerprint == self.fingerprint:
+                        index.setdefault(digest, state.url)
+            except StateStoreError as exc:
+                logger.warning("incremental state: stored content hashes not read: %s", exc)
+        return index
 
     def forget(self, url: str, website: str) -> None:
         """A page is gone (404/410, now disallowed): its state leaves the store."""

@@ -148,10 +148,10 @@ from webmd_spider.spiders.startup import (
     read_start_file,
     set_pace,
 )
-from webmd_spider.state.changes import CHANGED, NEW, REMOVED, UNCHANGED, change_of
+from webmd_spider.state.changes import NEW, REMOVED, UNCHANGED
 from webmd_spider.state.completion import PageCompletion, done_key
 from webmd_spider.state.journal import CrawlJournal, QueuedUrl
-from webmd_spider.state.store import PageState, StateStoreError
+from webmd_spider.state.store import PageState
 from webmd_spider.transport.downloader import SlotLimitedDownloader
 from webmd_spider.transport.scheduler import TakesRequests
 from webmd_spider.urls import (
@@ -178,8 +178,6 @@ ROBOTS_RETRY_MARGIN_SECS = 10.0
 #: Known pages (incremental state) queue behind every newly discovered page: re-checks
 #: use what is left of the page budget and never keep a new page from being found.
 KNOWN_PRIORITY_OFFSET = 1000
-#: Same-website links kept per page in the state (how a 304 still leads on).
-MAX_STORED_LINKS = 1000
 #: Link origins whose site key is remembered (see SiteSpider._site_of).
 MAX_CACHED_ORIGINS = 4096
 #: A website stopped for one of these writes nothing more: answers in flight are skipped
@@ -1309,7 +1307,7 @@ class SiteSpider(Spider):
             return None
         earlier = site.content.get(digest)
         if earlier is None and self.incremental.enabled:
-            stored = self._stored_content(site).get(digest)
+            stored = self.incremental.stored_content(site).get(digest)
             if (
                 stored is not None
                 and stored != final
@@ -1318,23 +1316,6 @@ class SiteSpider(Spider):
             ):
                 earlier = stored
         return earlier
-
-    def _stored_content(self, site: SiteState) -> dict[bytes, str]:
-        """Incremental runs: content hash -> canonical URL of the website's pages stored
-        with today's extraction settings (read once per website and run; its size is
-        the state's)."""
-        index = site.stored_content
-        if index is None:
-            index = site.stored_content = {}
-            store = self.incremental.store
-            try:
-                for state in store.iterate(site.website) if store is not None else ():
-                    digest = content_key(state.content_hash)
-                    if digest and state.settings_fingerprint == self.incremental.fingerprint:
-                        index.setdefault(digest, state.url)
-            except StateStoreError as exc:
-                logger.warning("incremental state: stored content hashes not read: %s", exc)
-        return index
 
     def _remember_content(self, site: SiteState, content_hash: str | None, url: str) -> None:
         """A page row is written: its content hash (128 bits) is kept, with its
@@ -1346,32 +1327,12 @@ class SiteSpider(Spider):
     def _compare_with_state(
         self, site: SiteState, row: Row, doc: Any, response: Response, key: str, nofollow: bool
     ) -> None:
-        """Set the row's ``change`` against the stored page and store what it is now.
-        An unchanged page's row carries no Markdown or text (nothing to re-embed)."""
-        # A redirected page is stored under both URLs: whichever way a later run reaches
-        # it (the old link, or a direct link to the target), it is known.
-        final_key = canonicalize(response.url)
-        stored = self.incremental.lookup(key)
-        if stored is None and final_key != key:
-            stored = self.incremental.lookup(final_key)
-        row.change = change_of(stored, row.content_hash or "")
-        if (
-            row.change == UNCHANGED
-            and stored is not None
-            and stored.settings_fingerprint != self.incremental.fingerprint
-        ):
-            # same Markdown, other settings (chunk sizes): the rows a consumer holds are
-            # not this run's, so they are sent again in full
-            row.change = CHANGED
+        """The row's ``change`` against the stored page, and the page stored as it is now
+        (``IncrementalState.compare``)."""
         links = [] if nofollow else [u for u in doc.page_links if self._site_of(u) == site.website]
+        final_key = canonicalize(response.url)
         validators = validators_of(response.headers)
-        for each in {key, final_key}:
-            self.incremental.record(
-                each, site.website, row.content_hash, validators, links[:MAX_STORED_LINKS]
-            )
-        if row.change == UNCHANGED and not self.incremental.fill_tree:
-            row.markdown = row.text = row.html = None
-            row.tables = row.chunks = row.chunk_count = None
+        self.incremental.compare(site.website, row, key, final_key, links, validators)
 
     def _not_modified(
         self, site: SiteState, response: Response, common: dict[str, Any], key: str
