@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import uuid
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,7 @@ class ResumeClaims:
 
     journal: CrawlJournal | None = None
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    _numbers: Any = field(default_factory=itertools.count)
+    _numbers: Iterator[int] = field(default_factory=itertools.count)
     _claimed: dict[str, str] = field(default_factory=dict)
 
     def new_claim(self) -> str:

@@ -89,17 +89,17 @@ class PolitenessMiddleware:
             return
         if request.meta.get("webmd_kind") != "summary":
             self._watch_timeout(request)
+        context = run_context(self.crawler)
         wait = self.not_before.get(site, 0.0) - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
-            ledger = run_context(self.crawler).ledger
+            ledger = context.ledger
             stopped = ledger.stop_reason
             if stopped and request.meta.get("webmd_kind") != "summary":
                 request.meta["webmd_rejected"] = stopped
                 ledger.skip(request.url, stopped, site)
                 raise IgnoreRequest(f"not fetched: {stopped}")
         # in a distributed crawl the fleet's shared gate applies the floor
-        context = run_context(self.crawler)
         floor = None if context.fleet else context.crawl_delays.get(site)
         if not floor:
             return

@@ -116,10 +116,9 @@ _NOT_COPIED = frozenset({"headings", "links", "images", "error", "total_words"})
 #: The columns a page row takes as they are from the document's field of the same name,
 #: in row order: the item schema and the Document share the names, so a field added to
 #: both reaches the rows without a line here.
+_DOCUMENT_FIELDS = frozenset(f.name for f in fields(Document))
 COPIED_COLUMNS: tuple[str, ...] = tuple(
-    name
-    for name in COLUMNS
-    if name in {f.name for f in fields(Document)} and name not in _NOT_COPIED
+    name for name in COLUMNS if name in _DOCUMENT_FIELDS and name not in _NOT_COPIED
 )
 
 
