@@ -68,7 +68,7 @@ CATEGORIES = [
         r"(scrapy/(extensions/feedexport|exporters)|webmd_spider/feeds/exporters)\.py",
     ),
     ("page row: build_page_row", r"build_page_row"),
-    ("links: _follow_links/_schedule", r"(_follow_links|_schedule) \(webmd_spider"),
+    ("links: follow_links/schedule", r"(follow_links|schedule) \(webmd_spider"),
     ("sitemaps: parse_sitemap", r"parse_sitemap \(webmd_spider"),
     ("rest of parse_page (classify, robots directives...)", r"parse_page \(webmd_spider"),
     ("our downloader middlewares", r"webmd_spider/downloadermiddlewares/"),

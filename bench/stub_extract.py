@@ -105,7 +105,8 @@ def run(pickled: Path, scrapy_args: list[str]) -> None:
         f"stub_extract: {len(answers)} pages loaded in {time.process_time() - started:.2f} s CPU",
         file=sys.stderr,
     )
-    import webmd_spider.spiders.site as site_module
+    # the module whose page answers call extract_page in-process
+    import webmd_spider.spiders.page_answers as site_module
 
     real_extract_page = site_module.extract_page
 

@@ -13,7 +13,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
 from webmd_spider.downloadermiddlewares.budget import BUDGET_SLACK_SECS
-from webmd_spider.spiders.site import STOP_GRACE_SECS, SiteSpider
+from webmd_spider.spiders.clock import STOP_GRACE_SECS
+from webmd_spider.spiders.site import SiteSpider
 
 from .crawling import by_type, crawl, project_settings, prose_page, read_rows, summary_of, urlset
 from .crawling import write_site as build

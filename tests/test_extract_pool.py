@@ -113,7 +113,7 @@ async def test_a_killed_worker_loses_no_page(
 
     def kill_workers(response: Response, **kwargs: Any) -> None:
         # the first page answer after the worker is ready: it dies with pages to do
-        pool = getattr(crawler.spider, "_extract_pool", None)
+        pool = crawler.spider.offload.pool if crawler.spider is not None else None
         if killed or pool is None or not pool.ready or response.meta.get("webmd_kind") != "page":
             return
         for worker in pool.workers:

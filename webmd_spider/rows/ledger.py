@@ -67,7 +67,7 @@ class SiteState:
     sitemap_listed: set[str] = field(default_factory=set)
     sitemap_guesses: list[str] = field(default_factory=list)  # well-known paths left to try
     #: pages listed by the sitemaps, fetched: with a real page row, and without one (a
-    #: diagnostic, a duplicate or a thin page); see SiteSpider._sitemap_outcome
+    #: diagnostic, a duplicate or a thin page); see spiders/sitemap_judge.py
     sitemap_good: int = 0
     sitemap_junk: int = 0
     #: the sitemaps list junk: their pages left are not fetched (`sitemap_junk`), links

@@ -17,6 +17,7 @@ import gzip
 import struct
 import zlib
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 from scrapy.exceptions import (
     CannotResolveHostError,
@@ -27,6 +28,7 @@ from scrapy.exceptions import (
     ResponseDataLossError,
     UnsupportedURLSchemeError,
 )
+from scrapy.statscollectors import StatsCollector
 from twisted.internet import error as tx_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed
@@ -151,3 +153,16 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
             return "blocked", text
         return "blocked", f"the request was refused: {text}"
     return "unreachable", f"the download failed ({type(exc).__name__}: {text})"
+
+
+def classify_fetch_failure(failure: Failure, stats: StatsCollector | None) -> tuple[str, str]:
+    """``classify_failure``, plus the SSRF resolver's refusals: Twisted reports a
+    refused name only as a failed lookup, the resolver records why in the stats
+    (``webmd/ssrf_refused/<host>``)."""
+    error_type, message = classify_failure(failure)
+    if error_type == "unreachable" and stats is not None:
+        host = (urlsplit(failure.request.url).hostname or "").rstrip(".")  # type: ignore[attr-defined]
+        reason = stats.get_value(f"webmd/ssrf_refused/{host}")
+        if reason:
+            return "blocked", f"refused by the SSRF guard: {reason}"
+    return error_type, message

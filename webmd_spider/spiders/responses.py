@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from scrapy.http import Response
 
 from webmd_spider.items import Row, diagnostic_row
+from webmd_spider.rows.ledger import SiteState
 from webmd_spider.urls import site_key
 
 
@@ -94,3 +95,11 @@ def content_key(content_hash: str | None) -> bytes | None:
         return bytes.fromhex(digest)
     except ValueError:
         return content_hash.encode("utf-8")
+
+
+def remember_content(site: SiteState, content_hash: str | None, url: str) -> None:
+    """A page row is written: its content hash (128 bits, ``content_key``) is kept with
+    its canonical URL, so that a later copy is a ``duplicate:content of URL``."""
+    digest = content_key(content_hash)
+    if digest is not None:
+        site.content.setdefault(digest, url)

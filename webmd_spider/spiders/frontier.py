@@ -1,0 +1,428 @@
+"""What the crawl will fetch next: the page requests of each website, from its inputs,
+its sitemaps, the links of its pages, an earlier run's state and a resumed JOBDIR.
+
+A URL becomes a page request once per website and run, unless it is too deep, out of
+scope (``urls.follow_rejection``, include/exclude patterns, ``policy.traps``,
+``user:password@``), disallowed by robots.txt (RFC 9309 §2.2.2), past a stop, or over
+the queue bound of ``spiders/budgets.py``. Every refusal is counted in the ledger (a
+URL the user typed that robots.txt refuses is a ``blocked`` row instead). Priorities:
+the sitemaps' URLs and the inputs at 0, links at ``-depth`` (breadth-first), known
+pages of an incremental run behind every new one, junk sitemaps' pages behind the
+links (``SitemapJudge``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from scrapy import Request
+
+from webmd_spider.crew import Crew
+from webmd_spider.extract import Document
+from webmd_spider.items import diagnostic_row
+from webmd_spider.options import JobOptions
+from webmd_spider.policy.robots import RobotsRules
+from webmd_spider.policy.traps import TrapDetector
+from webmd_spider.rows.ledger import RunLedger, SiteState
+from webmd_spider.run_context import ResumeClaims
+from webmd_spider.spiders.budgets import SiteBudgets
+from webmd_spider.spiders.clock import RunClock
+from webmd_spider.spiders.incremental_state import IncrementalState
+from webmd_spider.spiders.recorder import RowRecorder
+from webmd_spider.spiders.responses import has_userinfo, remember_content
+from webmd_spider.spiders.sitemap_judge import SitemapJudge
+from webmd_spider.state.changes import REMOVED
+from webmd_spider.state.journal import CrawlJournal, QueuedUrl
+from webmd_spider.state.store import PageState
+from webmd_spider.urls import UrlFilter, canonicalize, follow_rejection, site_key
+
+logger = logging.getLogger("webmd_spider.spiders.site")
+
+#: Known pages (incremental state) queue behind every newly discovered page: re-checks
+#: use what is left of the page budget and never keep a new page from being found.
+KNOWN_PRIORITY_OFFSET = 1000
+#: Link origins whose site key is remembered (see Frontier.site_of).
+MAX_CACHED_ORIGINS = 4096
+#: pages whose links wait while the sitemaps are read (beyond: followed at once)
+MAX_HELD_PAGES = 64
+
+
+class Frontier:
+    """Turns the URLs found for a website into its page requests."""
+
+    def __init__(
+        self,
+        options: JobOptions,
+        ledger: RunLedger,
+        robots: dict[str, RobotsRules],
+        url_filter: UrlFilter,
+        traps: TrapDetector,
+        incremental: IncrementalState,
+        journal: CrawlJournal | None,
+        claims: ResumeClaims,
+        budgets: SiteBudgets,
+        judge: SitemapJudge,
+        recorder: RowRecorder,
+        crew: Crew,
+        clock: RunClock,
+        callbacks: tuple[Callable[..., Any], Callable[..., Any]],
+    ) -> None:
+        self.options = options
+        self.ledger = ledger
+        self.robots = robots
+        self.url_filter = url_filter
+        self.traps = traps
+        self.incremental = incremental
+        self.journal = journal
+        self.claims = claims
+        self.budgets = budgets
+        self.judge = judge
+        self.recorder = recorder
+        self.crew = crew
+        self.clock = clock
+        # the spider's parse_page and page_failed (a JOBDIR queue stores them by name)
+        self._callback, self._errback = callbacks
+        #: site keys of link origins (scheme://netloc/), see site_of
+        self._origins: dict[str, str] = {}
+
+    # -- one URL -------------------------------------------------------------------
+    def schedule(
+        self,
+        site: SiteState,
+        url: str,
+        depth: int,
+        via: str,
+        typed: bool = False,
+        walk: deque[tuple[PageState, int]] | None = None,
+    ) -> Iterator[Any]:
+        """Yield a page request unless the URL is known, out of scope or refused.
+
+        ``typed`` marks URLs the user gave (or the site root): include/exclude patterns
+        never apply to them, and a robots refusal is a ``blocked`` row, not only a count.
+        """
+        if url in site.seen_raw:  # navigation links repeat on every page: skip cheaply
+            return
+        canonical = canonicalize(url)
+        if canonical in site.seen:
+            site.seen_raw.add(url)
+            return
+        if depth > self.options.max_depth:
+            site.too_deep.setdefault(canonical, url)
+            return
+        site.too_deep.pop(canonical, None)
+        site.seen.add(canonical)
+        site.seen_raw.add(url)
+        known = self.incremental.enabled and canonical in self.incremental.known(site.website)
+        if not typed:
+            # A sitemap declares its URLs as pages: a PDF listed there is fetched and
+            # reported (`not-html`); links to assets, feeds and APIs are not followed.
+            reason = follow_rejection(url) if via == "link" else None
+            reason = reason or self.url_filter.rejection(url) or self.traps.refusal(url)
+            if reason is None and "@" in url and has_userinfo(url):
+                reason = "userinfo"  # user:password@ in a found link: not followed
+            if reason:
+                self.ledger.reject(url, reason, site.website)
+                return
+        if not self.robots_allows(site, url):
+            if known or typed:
+                row = diagnostic_row(
+                    "blocked",
+                    f"robots.txt {'now ' if known else ''}disallows this URL for our user agent",
+                    input=site.input,
+                    website=site.website,
+                    url=url,
+                    depth=depth,
+                    discovered_via="state" if known else via,
+                )
+                if known:
+                    # now disallowed: a tombstone, and the page leaves the state
+                    self.incremental.forget(canonical, site.website)
+                    row.change = REMOVED
+                yield self.recorder.record(row)
+            return
+        stopped = self.ledger.stop_reason or site.stop_reason
+        if stopped:
+            self.ledger.skip(url, stopped, site.website)
+            return
+        if not known:
+            if self.budgets.queue_full(site):
+                # More requests wait than the budgets can use: this URL is not fetched,
+                # and not remembered either (a hub of 50,000 links must not cost their
+                # memory); a sitemap's URLs stay known (max_sitemap_urls bounds them,
+                # and sitemap_url_count counts them).
+                if via != "sitemap":
+                    site.seen.discard(canonical)
+                    site.seen_raw.discard(url)
+                self.ledger.skip(url, "page_budget", site.website)
+                return
+            # sitemap URLs are bounded by max_sitemap_urls: they do not fill the queue
+            # that bounds link fan-out (a sitemap of junk would keep every link out)
+            yield self.page_request(site, url, canonical, depth, via, counted=via != "sitemap")
+            return
+        yield from self._schedule_known(site, url, canonical, depth, via, typed, walk)
+
+    def _schedule_known(
+        self,
+        site: SiteState,
+        url: str,
+        canonical: str,
+        depth: int,
+        via: str,
+        typed: bool,
+        walk: deque[tuple[PageState, int]] | None,
+    ) -> Iterator[Any]:
+        """A page an earlier run stored: re-checked (conditionally when it can be),
+        behind every new page, and its stored links walked at once."""
+        stored = self.incremental.lookup(canonical)
+        validators = None
+        # validators only for a page converted with today's settings: a 304 keeps its
+        # stored hash, which must be comparable with this run's output
+        comparable = stored is not None and (
+            stored.settings_fingerprint == self.incremental.fingerprint
+            and not self.incremental.fill_tree
+        )
+        if stored is not None and comparable and (stored.etag or stored.last_modified):
+            validators = (stored.etag, stored.last_modified)
+        yield self.page_request(
+            site,
+            url,
+            canonical,
+            depth,
+            via if typed else "state",
+            priority=-depth - KNOWN_PRIORITY_OFFSET,
+            validators=validators,
+            counted=False,  # known pages: bounded by the state, queued behind new ones
+        )
+        if stored is None or not (site.mode == "site" or self.options.crawl_links):
+            return
+        # Walk on through the links stored last time right away, breadth-first (so
+        # depths are the shortest ones): pages new since then are found, and fetched
+        # first, without waiting for the re-checks.
+        if walk is not None:
+            walk.append((stored, depth))
+            return
+        walk = deque([(stored, depth)])
+        while walk:
+            state, at = walk.popleft()
+            for link in state.links:
+                if site_key(link) == site.website:
+                    yield from self.schedule(site, link, at + 1, "link", walk=walk)
+
+    def page_request(
+        self,
+        site: SiteState,
+        url: str,
+        canonical: str,
+        depth: int,
+        via: str,
+        priority: int | None = None,
+        validators: tuple[str | None, str | None] | None = None,
+        resumed: bool = False,
+        counted: bool = True,
+    ) -> Request:
+        """The request of one page; journaled for resume when JOBDIR is set. A
+        ``counted`` request is in ``site.queued`` until it finishes
+        (``SiteBudgets.release``)."""
+        meta: dict[str, Any] = {
+            "webmd_site": site.website,
+            "webmd_kind": "page",
+            "webmd_depth": depth,
+            "webmd_via": via,
+            "webmd_url": url,
+            "download_slot": site.website,
+        }
+        if counted and not self.crew.shared:
+            # this run's id: a request restored from an earlier run's queue is not ours
+            meta["webmd_queued"] = self.budgets.run_id
+            site.queued += 1
+        if validators is not None:
+            meta["webmd_validators"] = validators
+        if self.journal is not None:
+            meta["webmd_claim"] = self.claims.new_claim()
+            if not resumed:
+                self.journal.queue(QueuedUrl(canonical, url, depth, via, site.website))
+        if priority is None:
+            priority = -depth
+            if via == "sitemap" and site.sitemap_abandoned:
+                priority = self.judge.demoted_priority()  # junk sitemaps: behind the links
+        return Request(
+            url,
+            callback=self._callback,
+            errback=self._errback,
+            priority=priority,
+            dont_filter=resumed,
+            meta=meta,
+        )
+
+    def robots_allows(self, site: SiteState, url: str) -> bool:
+        """robots.txt allows ``url`` (no rules yet: allowed); a refusal is counted."""
+        rules = self.robots.get(site.website)
+        if rules is None or rules.allowed(url):
+            return True
+        site.robots_blocked += 1
+        self.crew.count_row(site.website, {"robots_blocked": 1})
+        self.ledger.reject(url, "robots", site.website)
+        return False
+
+    # -- a resumed JOBDIR ------------------------------------------------------------
+    def resume(self, site: SiteState) -> Iterator[Any]:
+        """JOBDIR resume: what earlier runs queued is known, what they finished is not
+        fetched again, and what they left pending is scheduled again (Scrapy's own queue
+        does not survive a kill; see ``state.journal``)."""
+        journal = self.journal
+        assert journal is not None
+        for canonical, queued in journal.queued.items():
+            if queued.website == site.website:
+                site.seen.add(canonical)
+                site.seen_raw.add(queued.url)
+                if canonical in journal.done:
+                    site.emitted.add(canonical)
+                    # issue 16 item 4: /index.html was written again after a resume as a
+                    # copy of / (same content_hash), the duplicate check had forgotten /
+                    remember_content(site, journal.content.get(canonical), canonical)
+                    if journal.done[canonical] == "diagnostic":
+                        site.misses += 1  # the failure budget spans the resumed runs
+        site.resumed_pages = journal.done_pages(site.website)
+        pending = journal.pending(site.website)
+        logger.info(
+            "%s: resumed with %d pages written before, %d queued again",
+            site.website,
+            site.resumed_pages,
+            len(pending),
+        )
+        self.budgets.check_page_budget(site)
+        if site.stop_reason is None and site.misses >= self.options.max_pages:
+            site.stop_reason = "failure_budget"
+        if site.stop_reason is not None:
+            for queued in pending:
+                self.ledger.skip(queued.url, site.stop_reason, site.website)
+            return
+        for queued in pending:
+            yield self.page_request(
+                site,
+                queued.url,
+                queued.canonical,
+                queued.depth,
+                queued.via,
+                priority=-queued.depth,
+                resumed=True,
+            )
+
+    # -- the links of a page -----------------------------------------------------------
+    def follow_links(
+        self, site: SiteState, doc: Document, directives: set[str], depth: int
+    ) -> Iterator[Any]:
+        """Schedule the page's same-website links unless the page says nofollow."""
+        nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
+        if not (site.mode == "site" or self.options.crawl_links):
+            return
+        if site.mode == "site" and self.options.discovery == "sitemaps":
+            return  # the sitemaps' URLs only
+        if doc.nofollow_links:
+            # rel="nofollow" links: discovered, refused (README: every discovered URL
+            # ends as a row or a counted rejection)
+            self.ledger.rejected_counts["nofollow"] += doc.nofollow_links
+        held = site.held_links
+        if held is not None and len(held) < MAX_HELD_PAGES:
+            # the sitemaps are still being read: their URLs go first (discovery.start)
+            held.append((doc.page_links, nofollow, depth))
+            return
+        yield from self._follow(site, doc.page_links, nofollow, depth)
+
+    def follow_held_links(self, site: SiteState) -> Iterator[Any]:
+        """The sitemaps are read: follow the links held meanwhile, in the order found."""
+        held, site.held_links = site.held_links, None
+        for links, nofollow, depth in held or ():
+            yield from self._follow(site, links, nofollow, depth)
+
+    def _follow(
+        self, site: SiteState, links: list[str], nofollow: bool, depth: int
+    ) -> Iterator[Any]:
+        """Schedule same-website ``links`` found at ``depth`` (refused when nofollow)."""
+        website, seen_raw = site.website, site.seen_raw
+        if nofollow:
+            # the page says nofollow (meta robots, X-Robots-Tag): its site links are
+            # counted as refused, not followed
+            for link in links:
+                if self.site_of(link) == website and link not in seen_raw:
+                    self.ledger.reject(link, "nofollow", website)
+            return
+        for index, link in enumerate(links):
+            if self.site_of(link) != website or link in seen_raw:
+                continue
+            if not index & 255 and self.clock.past_deadline():
+                # past the time budget (its timer cannot fire while this loop runs)
+                self.ledger.stop_reason = self.ledger.stop_reason or "time_budget"
+            stopped = self.ledger.stop_reason or site.stop_reason
+            if stopped is None and self.budgets.queue_full(site):
+                stopped = "page_budget"
+            if stopped is not None:
+                # Not even looked at (canonical form, filters): it will not be fetched,
+                # and a hub of 50,000 links must cost neither CPU nor memory for them.
+                # (A URL linked again from another page counts again.)
+                self.ledger.skip(link, stopped, website)
+                continue
+            yield from self.schedule(site, link, depth + 1, "link")
+
+    def site_of(self, url: str) -> str:
+        """``site_key(url)``, cached on the URL's ``scheme://netloc/`` (the key depends
+        on nothing else): a page's links share a few origins, and ``urlsplit`` per link
+        was a third of the cost of following one."""
+        end = url.find("/", url.find("//") + 2) if "//" in url else -1
+        if end < 0:
+            return site_key(url)
+        origin = url[: end + 1]
+        key = self._origins.get(origin)
+        if key is None:
+            key = site_key(origin)
+            if len(self._origins) < MAX_CACHED_ORIGINS:
+                self._origins[origin] = key
+        return key
+
+    # -- the end of an incremental run ----------------------------------------------------
+    def orphans(self, websites: list[str]) -> Iterator[Any]:
+        """Known pages of an earlier run that this run did not find again (no longer
+        linked or listed): re-checked, so that a deleted page gives its ``removed``
+        row. At depth max_depth: the page itself is checked, its links are not
+        followed."""
+        for website in websites:
+            site = self.ledger.sites[website]
+            for canonical in sorted(self.incremental.known(website) - site.seen):
+                yield from self.schedule(site, canonical, self.options.max_depth, "state")
+
+    def orphan_sites(self) -> list[str]:
+        """The whole-site websites with known pages not found again in this run."""
+        sites = [
+            site
+            for site in self.ledger.sites.values()
+            if site.mode == "site" and site.stop_reason is None and site.website in self.robots
+        ]
+        if not any(self.incremental.known(s.website) - s.seen for s in sites):
+            return []
+        return [s.website for s in sites]
+
+
+def bypass_own_chain(request: Request) -> None:
+    """``request_scheduled``: a redirect to a spelling of a URL of its own chain
+    (``/track`` → ``/track?utm_source=x``, ``/o?b=2&a=1`` → ``/o?a=1&b=2``: one
+    canonical URL) would match that URL in the dupefilter, and the page would be lost
+    though no copy of it was fetched: such a request bypasses the dupefilter. A redirect
+    back to the very URL of an earlier hop is a loop: that URL is fetched once more with
+    redirects off, and its answer is the row (a 3xx is a ``redirect loop`` diagnostic; a
+    page that refreshes to itself is written as it is). Other chains end at
+    REDIRECT_MAX_TIMES like any."""
+    meta = request.meta
+    chain = meta.get("redirect_urls")
+    if not chain or request.dont_filter or meta.get("webmd_kind") != "page":
+        return
+    if request.url in chain:
+        request.dont_filter = True
+        meta["dont_redirect"] = True  # Redirect- and MetaRefreshMiddleware pass it
+        meta["webmd_redirect_loop"] = True
+        return
+    canonical = canonicalize(request.url)
+    if any(canonicalize(url) == canonical for url in chain):
+        request.dont_filter = True
