@@ -31,7 +31,9 @@ Where each part lives (this module only wires them and yields what they make):
   one, the queue bound): ``spiders/budgets.py``;
 * a website's stop and the run's time budget (its queued requests taken out, the close
   after ``clock.STOP_GRACE_SECS``): ``spiders/stopping.py``, ``spiders/clock.py``;
-* every row counted once as it is made: ``spiders/recorder.py``.
+* every row counted once as it is made: ``spiders/recorder.py``;
+* the end of the run (orphans, the site rows, a fleet's last worker):
+  ``spiders/run_end.py``.
 
 Within one website and run a page is written once: a redirect to a spelling of a URL of
 its own chain bypasses the dupefilter (a loop back to the very URL of an earlier hop is
@@ -45,13 +47,12 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, Self
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -83,6 +84,7 @@ from webmd_spider.spiders.page_answers import PageAnswers
 from webmd_spider.spiders.recorder import RowRecorder
 from webmd_spider.spiders.responses import root_of
 from webmd_spider.spiders.robots_flow import RobotsFlow
+from webmd_spider.spiders.run_end import RunEnd
 from webmd_spider.spiders.sitemap_discovery import SitemapCallbacks, SitemapDiscovery
 from webmd_spider.spiders.sitemap_judge import SitemapJudge
 from webmd_spider.spiders.startup import (
@@ -133,7 +135,6 @@ class SiteSpider(Spider):
         self.traps = TrapDetector()  # calendar pages, session ids, endless query variants
         self._inputs: list[StartInput] = []
         self._startup_rows: list[Row] = []
-        self._summary_written = False
         self._gc_state: GcState | None = None
         self.incremental = IncrementalState()
         #: the JOBDIR resume journal (None without JOBDIR)
@@ -141,7 +142,6 @@ class SiteSpider(Spider):
         self._run_id = uuid.uuid4().hex[:12]
         #: what the components of this crawl share (built at the end of _configure)
         self.context = RunContext()
-        self._orphans_checked = False
         #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
         self.fleet: Any = None
         #: who shares the crawl: alone (SoloCrew), or the fleet of a distributed crawl
@@ -149,9 +149,6 @@ class SiteSpider(Spider):
         #: when a page is done, for the resume journal and the fleet (else None)
         self.completion: PageCompletion | None = None
         self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
-        self._heartbeat: Any = None
-        #: the site rows were written (``_emit_site_rows``)
-        self._site_rows_written = False
         self._assemble(None)
 
     def _assemble(self, pool: ExtractPool | None) -> None:
@@ -224,6 +221,18 @@ class SiteSpider(Spider):
             self.frontier.follow_held_links,
             crawler=crawler,
             crew=self.crew,
+        )
+        self.run_end = RunEnd(
+            crawler,
+            self,
+            self.options,
+            self.ledger,
+            self.recorder,
+            self.frontier,
+            self.incremental,
+            self.robots_flow,
+            self.fleet,
+            self._orphan_requests,
         )
 
     # -- set-up ------------------------------------------------------------------
@@ -399,12 +408,7 @@ class SiteSpider(Spider):
             seeder = self.fleet.join()
             logger.info("Worker %s %s", self.fleet.worker, "seeds the crawl" if seeder else "joins")
             budget = max(1.0, budget - self.fleet.elapsed())  # per crawl, not per worker
-            from twisted.internet.task import LoopingCall
-
-            from webmd_spider.distributed import HEARTBEAT_SECS
-
-            self._heartbeat = LoopingCall(self.fleet.keep_alive)
-            self._heartbeat.start(HEARTBEAT_SECS, now=False)
+            self.run_end.start_heartbeat()
         self.time_budget.start(budget)
         # everything of the start-up is alive now: frozen, not scanned until the close
         self._gc_state = tune_gc(self.options.gc_threshold)
@@ -567,118 +571,19 @@ class SiteSpider(Spider):
         self.crew.finished(key)  # no longer in flight: a dead worker's rescue skips it
 
     # -- end of run ----------------------------------------------------------------------
-    def _emit_site_rows(self, rows: Iterable[Row]) -> None:
-        """The one door of site rows: straight to the feeds, through the item_scraped
-        signal the feed exporter listens to. No item pipeline has anything to do with a
-        site row, and at the close no request could carry one any more."""
-        self._site_rows_written = True
-        for row in rows:
-            self.crawler.signals.send_catch_log(
-                signals.item_scraped, item=row, response=None, spider=self
-            )
-
-    def _write_site_rows_now(self) -> None:
-        """Write the site rows when the crawl ends without going idle."""
-        if self._site_rows_written:
-            return
-        if self.fleet is not None:
-            self._site_rows_written = self._summary_written = True
-            if self._heartbeat is not None and self._heartbeat.running:
-                self._heartbeat.stop()
-            # stopped early (budget, Ctrl-C): this worker's unfinished pages stay in
-            # flight for the others to take over when its heartbeat lapses
-            return
-        self._summary_written = True
-        self._emit_site_rows(self._site_rows())
-
     def _on_idle(self, spider: Spider) -> None:
-        """Nothing left to fetch: write the site rows once, then let the spider close."""
-        if self._summary_written:
-            return
-        if self.robots_flow.retries and self.ledger.stop_reason is None:
-            raise DontCloseSpider  # a robots.txt will be asked again
-        if self.fleet is not None:
-            self._fleet_idle()  # raises DontCloseSpider while the crawl goes on
-            return
-        if self._schedule_orphans():
-            raise DontCloseSpider
-        self._summary_written = True
-        for site in self.ledger.sites.values():
-            for url in site.too_deep.values():
-                self.ledger.reject(url, "max_depth", site.website)
-            why = site.final_stop_reason(self.ledger.stop_reason)
-            for links, _, _ in site.held_links or ():
-                # the sitemaps were never all read (the run stopped): counted, not lost
-                for link in links:
-                    if self.frontier.site_of(link) == site.website and link not in site.seen_raw:
-                        self.ledger.skip(link, why, site.website)
-            site.held_links = None
-        self._emit_site_rows(self._site_rows())
-
-    def _fleet_idle(self) -> None:
-        """Idle worker of a distributed crawl: wait while the crawl goes on; the last
-        worker out writes the site rows and clears the crawl's keys."""
-        fleet = self.fleet
-        queue_key = fleet.key("requests")
-        fleet.idle = True
-        fleet.set_idle(True)
-        fleet.rescue_dead(queue_key)
-        if self.ledger.stop_reason is None and not fleet.crawl_done(queue_key):
-            raise DontCloseSpider
-        self._summary_written = True
-        if fleet.seeder:
-            fleet.share_site_info(self.ledger.sites.values())
-        if self._heartbeat is not None and self._heartbeat.running:
-            self._heartbeat.stop()  # a heartbeat after leave() would register us again
-        if fleet.leave():
-            self._emit_site_rows(self._fleet_site_rows())
-            fleet.summarize_crawl(self.ledger)
-            fleet.clear()
-        else:
-            fleet.summarize_worker(self.ledger)
-
-    def _fleet_site_rows(self) -> Iterator[Row]:
-        """Site rows of a distributed crawl, from the counters every worker kept."""
-        for site in self.ledger.sites.values():
-            self.fleet.settle_site(site, self.options.max_pages)
-            yield self.recorder.record(site.to_row(self.ledger.stop_reason))
-
-    def _schedule_orphans(self) -> bool:
-        """Incremental whole-site crawls: known pages that this run did not find again
-        are re-checked once the new ones are done (``Frontier.orphans``), through one
-        request whose callback is a spider method (a JOBDIR queue stores it by name).
-        True when that queued something."""
-        if self._orphans_checked or not self.incremental.enabled or self.ledger.stop_reason:
-            return False
-        self._orphans_checked = True
-        websites = self.frontier.orphan_sites()
-        if not websites:
-            return False
-        request = Request(
-            "data:,",
-            callback=self._orphan_requests,
-            dont_filter=True,
-            meta={"webmd_kind": "summary", "webmd_sites": websites},
-        )
-        self.crawler.engine.crawl(request)
-        return True
-
-    def _site_rows(self) -> Iterator[Row]:
-        for site in self.ledger.sites.values():
-            yield self.recorder.record(site.to_row(self.ledger.stop_reason))
+        self.run_end.idle()  # raises DontCloseSpider while there is work left
 
     def _on_closed(self, spider: Spider, reason: str) -> None:
         self.time_budget.cancel()
         self.robots_flow.cancel()
         self.offload.close()  # first: nothing below may leave workers behind
         self.incremental.close()
-        if self._heartbeat is not None and self._heartbeat.running:
-            self._heartbeat.stop()
         if reason == "shutdown" and self.ledger.stop_reason is None:
             self.ledger.stop_reason = "shutdown"
         # Ctrl-C / SIGTERM or another early close: the site rows still reach the feeds
         # (this handler runs before the feed exporter's, which was connected later).
-        self._write_site_rows_now()
+        self.run_end.closed()
         if self.journal is not None:
             self.journal.close()
         restore_gc(self._gc_state)
