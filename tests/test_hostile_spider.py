@@ -425,6 +425,6 @@ def test_robots_txt_is_asked_for_uncompressed() -> None:
     # at the parse limit on the wire, however large
     spider = SiteSpider()
     site = SiteState("a.com", "a.com", "site", root="https://a.com/")
-    request = spider._robots_request(site, ["https://a.com/"], [])
+    request = spider.robots_flow.request(site, ["https://a.com/"], [])
     assert request.headers.get("Accept-Encoding") == b"identity"
     assert request.meta["download_warnsize"] == 0

@@ -187,7 +187,8 @@ class PageAnswers:
                 response.body, response.url, charset_of(response), self.extract_options,
                 *self.options.chunk_budget,
             )  # fmt: skip
-        yield from self._page(response, site, work, common, key, final, untyped, served)
+        served_as = served if untyped else None
+        yield from self._page(response, site, work, common, key, final, content_type, served_as)
 
     def _page(
         self,
@@ -197,10 +198,12 @@ class PageAnswers:
         common: dict[str, Any],
         key: str,
         final: str,
-        untyped: bool,
-        served: str,
+        content_type: str | None,
+        served_as: str | None,
     ) -> Iterator[Any]:
-        """An HTML page, extracted: its row (or why it has none) and its links."""
+        """An HTML page, extracted: its row (or why it has none) and its links
+        (``content_type``: the header as served; ``served_as``: the non-HTML type an
+        HTML body was served as, else None)."""
         meta = response.meta
         doc, columns, chunks = work.document, work.columns, work.chunks
         self._inc_stat("webmd/extractions")
@@ -230,12 +233,12 @@ class PageAnswers:
             **common,
             final_url=response.url,
             status_code=response.status,
-            content_type=content_type_of(response),
+            content_type=content_type,
             response_time_ms=response_ms(meta),
             sitemap_lastmod=site.lastmod.get(key),
         )
-        if untyped and row.row_type == "page":
-            row.notes = [f"served as {served}; the body is an HTML document, read as HTML"]
+        if served_as is not None and row.row_type == "page":
+            row.notes = [f"served as {served_as}; the body is an HTML document, read as HTML"]
         if meta.get("webmd_redirect_loop") and row.row_type == "page" and row.thin:
             # a page refreshing (meta refresh) in a loop with next to no text of its own
             # ("moved"): a redirect stub, not a page (and no content to deduplicate)

@@ -437,11 +437,6 @@ class SiteSpider(Spider):
             site = SiteState(key, first.raw, mode, root=candidates[0], discovery=discovery)
             yield self.ledger.add_site(site), candidates, pages
 
-    def _robots_request(
-        self, site: SiteState, candidates: list[str], pages: list[StartInput]
-    ) -> Request:
-        return self.robots_flow.request(site, candidates, pages)
-
     # -- callbacks: spider methods, which a JOBDIR queue stores by name ----------------
     def parse_robots(self, response: Response) -> Iterator[Any]:
         return self.robots_flow.answered(response)
