@@ -20,6 +20,8 @@ Flow per website (URLs on one host, ``www.`` folded, are one website):
 
 Where each part lives (this module only wires them and yields what they make):
 
+* the job as the options decide it (inputs, filter, pace, journal, fleet, state,
+  extraction processes): ``spiders/job_setup.py``;
 * robots.txt and Crawl-delay: ``spiders/robots_flow.py``;
 * sitemaps: ``spiders/sitemap_discovery.py``, and whether they stay ahead of the
   links: ``spiders/sitemap_judge.py``;
@@ -48,7 +50,6 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any, Self
 
 from scrapy import Request, Spider, signals
@@ -56,29 +57,20 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from webmd_spider.crew import Crew, SoloCrew
-from webmd_spider.extract import ExtractOptions
-from webmd_spider.items import Row, diagnostic_row
+from webmd_spider.items import Row
 from webmd_spider.offload.gc_tuning import GcState, restore_gc, tune_gc
-from webmd_spider.offload.pool import ExtractPool, default_processes
+from webmd_spider.offload.pool import ExtractPool
 from webmd_spider.options import (
-    EXTRACT_AUTO,
-    EXTRACT_TIMEOUT_DEFAULT,
-    JobOptions,
     OptionsError,
-    build_options,
 )
-from webmd_spider.policy.netguard import AddressPolicy
-from webmd_spider.policy.politeness import parse_host_delay
 from webmd_spider.policy.robots import RobotsRules
-from webmd_spider.policy.traps import TrapDetector, TrapPolicy
 from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.run_context import ResumeClaims, RunContext, attach
 from webmd_spider.run_context import site_stopped as site_stopped_signal
 from webmd_spider.spiders.budgets import SiteBudgets
 from webmd_spider.spiders.clock import RunClock
 from webmd_spider.spiders.frontier import Frontier, bypass_own_chain
-from webmd_spider.spiders.incremental_state import IncrementalState, state_name
+from webmd_spider.spiders.job_setup import JobSetup, configure
 from webmd_spider.spiders.offloading import PageOffload
 from webmd_spider.spiders.page_answers import PageAnswers
 from webmd_spider.spiders.recorder import RowRecorder
@@ -88,26 +80,16 @@ from webmd_spider.spiders.run_end import RunEnd
 from webmd_spider.spiders.sitemap_discovery import SitemapCallbacks, SitemapDiscovery
 from webmd_spider.spiders.sitemap_judge import SitemapJudge
 from webmd_spider.spiders.startup import (
-    discard_stale_queue,
-    ensure_feed,
     quiet_asyncio_about,
     quiet_probe_failures,
-    read_start_file,
-    set_pace,
 )
 from webmd_spider.spiders.stopping import QueuePurge, TimeBudget
 from webmd_spider.state.completion import PageCompletion, done_key
-from webmd_spider.state.journal import CrawlJournal
 from webmd_spider.urls import (
-    PatternError,
     StartInput,
-    UrlFilter,
     canonicalize,
-    compile_pattern,
     discovery_candidates,
-    parse_start_inputs,
     site_key,
-    split_patterns,
 )
 
 logger = logging.getLogger(__name__)
@@ -124,50 +106,38 @@ class SiteSpider(Spider):
         self._arguments: dict[str, Any] = dict(kwargs)
         if start is not None:
             self._arguments["start"] = start
-        self.options = JobOptions()
         self.ledger = RunLedger()
-        self.url_filter = UrlFilter.from_strings([], [])
+        #: the job as configured (spiders/job_setup.py); defaults until from_crawler
+        self.job = JobSetup()
         self.robots: dict[str, RobotsRules] = {}
-        self.extract_options = ExtractOptions()
         #: robots.txt Crawl-delay per website, read by the politeness middleware
         self.crawl_delays: dict[str, float] = {}
-        self.ssrf_policy = AddressPolicy.from_allowlist(None)
-        self.traps = TrapDetector()  # calendar pages, session ids, endless query variants
-        self._inputs: list[StartInput] = []
-        self._startup_rows: list[Row] = []
         self._gc_state: GcState | None = None
-        self.incremental = IncrementalState()
-        #: the JOBDIR resume journal (None without JOBDIR)
-        self.journal: CrawlJournal | None = None
         self._run_id = uuid.uuid4().hex[:12]
         #: what the components of this crawl share (built at the end of _configure)
         self.context = RunContext()
-        #: a distributed crawl's shared state (None when WEBMD_REDIS_URL is not set)
-        self.fleet: Any = None
-        #: who shares the crawl: alone (SoloCrew), or the fleet of a distributed crawl
-        self.crew: Crew = SoloCrew()
         #: when a page is done, for the resume journal and the fleet (else None)
         self.completion: PageCompletion | None = None
-        self.host_floor = 0.0  # the lower host_delay bound, for the fleet's shared gate
         self._assemble(None)
 
     def _assemble(self, pool: ExtractPool | None) -> None:
         """Build the spider's parts from what ``_configure`` decided (with defaults
         before it). Each gets what it works with, not the spider."""
+        job = self.job
         crawler: Crawler | None = getattr(self, "crawler", None)  # set by from_crawler
         self.clock = RunClock(self.ledger)
         self.offload = PageOffload(pool, self.ledger, self.clock)
         self.budgets = SiteBudgets(
-            self.options, self.ledger, self.crew, self._run_id, self._stop_site
+            job.options, self.ledger, job.crew, self._run_id, self._stop_site
         )
         self.purge = QueuePurge(crawler, self.ledger, self.budgets, self.offload)
         self.time_budget = TimeBudget(
-            crawler, self.ledger, self.clock, self.purge, self.offload, self.options.max_run_secs
+            crawler, self.ledger, self.clock, self.purge, self.offload, job.options.max_run_secs
         )
-        self.judge = SitemapJudge(self.options, self.ledger, self.purge.demote_sitemap_pages)
-        self.recorder = RowRecorder(self.ledger, self.crew, self.judge)
+        self.judge = SitemapJudge(job.options, self.ledger, self.purge.demote_sitemap_pages)
+        self.recorder = RowRecorder(self.ledger, job.crew, self.judge)
         self.robots_flow = RobotsFlow(
-            self.options,
+            job.options,
             self.ledger,
             self.recorder,
             self.robots,
@@ -177,31 +147,31 @@ class SiteSpider(Spider):
             crawler,
         )
         self.frontier = Frontier(
-            self.options,
+            job.options,
             self.ledger,
             self.robots,
-            self.url_filter,
-            self.traps,
-            self.incremental,
-            self.journal,
-            ResumeClaims(self.journal, self._run_id),
+            job.url_filter,
+            job.traps,
+            job.incremental,
+            job.journal,
+            ResumeClaims(job.journal, self._run_id),
             self.budgets,
             self.judge,
             self.recorder,
-            self.crew,
+            job.crew,
             self.clock,
             (self.parse_page, self.page_failed),
         )
         self.answers = PageAnswers(
-            self.options,
-            self.extract_options,
+            job.options,
+            job.extract_options,
             self.ledger,
             self.recorder,
             self.judge,
             self.budgets,
-            self.incremental,
-            self.journal,
-            self.crew,
+            job.incremental,
+            job.journal,
+            job.crew,
             self.clock,
             self.frontier,
             crawler,
@@ -209,7 +179,7 @@ class SiteSpider(Spider):
         #: sitemap reading (spiders/sitemap_discovery.py)
         self.discovery = SitemapDiscovery(
             self.ledger,
-            self.options,
+            job.options,
             SitemapCallbacks(
                 self.parse_sitemap,
                 self.sitemap_failed,
@@ -220,18 +190,18 @@ class SiteSpider(Spider):
             self.frontier.robots_allows,
             self.frontier.follow_held_links,
             crawler=crawler,
-            crew=self.crew,
+            crew=job.crew,
         )
         self.run_end = RunEnd(
             crawler,
             self,
-            self.options,
+            job.options,
             self.ledger,
             self.recorder,
             self.frontier,
-            self.incremental,
+            job.incremental,
             self.robots_flow,
-            self.fleet,
+            job.fleet,
             self._orphan_requests,
         )
 
@@ -257,163 +227,43 @@ class SiteSpider(Spider):
         return spider
 
     def _configure(self, crawler: Crawler) -> None:
-        """Validate options and inputs; raise OptionsError when nothing can be fetched."""
-        settings = crawler.settings
-        self.options = opts = build_options(settings.copy_to_dict(), self._arguments)
-        raw_inputs = list(opts.start)
-        if opts.start_file:
-            raw_inputs.extend(read_start_file(opts.start_file))
-        self._inputs = parse_start_inputs(" ".join(raw_inputs))
-        for bad in (i for i in self._inputs if i.kind == "invalid"):
-            self._startup_rows.append(
-                diagnostic_row("invalid-input", bad.error or "unusable start URL", input=bad.raw)
-            )
-        self.url_filter = self._compile_filter(opts)
-        # a listing or product page (?id=N) legitimately has as many variants as the budget
-        self.traps = TrapDetector(
-            TrapPolicy(max_query_variants_per_path=max(50, 2 * opts.max_pages))
-        )
-        if not any(i.kind != "invalid" for i in self._inputs):
-            problems = (
-                "; ".join(f"{i.raw!r}: {i.error}" for i in self._inputs) or "no start URL given"
-            )
-            raise OptionsError(
-                f"nothing to crawl ({problems}). Give -a start=URL (or a domain), "
-                "-a start_file=PATH or -a input=job.json"
-            )
-        self.extract_options = ExtractOptions(
-            keep_links=opts.keep_links,
-            keep_images=opts.keep_images,
-            include_html=opts.include_html,
-            max_chars=opts.max_chars,
-            keep_frames=opts.keep_frames,
-            keep_captions=opts.keep_captions,
-        )
-        jobdir = settings.get("JOBDIR")
-        if jobdir:
-            self.journal = CrawlJournal(jobdir)
-            if self.journal.resumed and not self.journal.clean:
-                discard_stale_queue(Path(jobdir))
-            if self.journal.resumed:
-                logger.info(
-                    "Resuming from %s: %d page URLs done, %d queued before",
-                    jobdir,
-                    len(self.journal.done),
-                    len(self.journal.queued),
-                )
-        try:
-            self.ssrf_policy = AddressPolicy.from_allowlist(opts.ssrf_allowlist or None)
-        except ValueError as exc:
-            raise OptionsError(f"ssrf_allowlist: {exc}") from None
-        try:
-            low, high = parse_host_delay(opts.host_delay)
-        except ValueError as exc:
-            raise OptionsError(str(exc)) from None
-        self.host_floor = low
-        set_pace(settings, opts.max_concurrency, self._inputs, low, high)
-        if opts.redis_url:
-            self._configure_fleet(settings, opts)
-        if self.journal is not None or self.fleet is not None:
+        """Decide the job (``job_setup.configure``, which raises OptionsError when
+        nothing can be fetched), build the parts and share the run context."""
+        self.job = job = configure(crawler, self._arguments, self.ledger)
+        if job.journal is not None or job.fleet is not None:
             # a page is marked done (journal, in-flight list) only when its row is
             # written and its links are queued (webmd_spider.state.completion)
             self.completion = PageCompletion(self._page_done)
-        ensure_feed(settings, opts.output_dir, self._inputs)
-        # last: it takes the state's lock, which only spider_closed releases
-        self.incremental = IncrementalState.open(
-            opts, self._input_urls(), self.extract_options, self.ledger
-        )
-        manifest = Path(opts.out_dir) / ".webmd" / "manifest.json"
-        if opts.out_dir and self.incremental.enabled and not manifest.exists():
-            # a folder tree added to an existing incremental job: unchanged pages must
-            # still be fetched whole and written once
-            self.incremental.fill_tree = True
-        self._assemble(self._new_pool(opts))
+        self._assemble(job.pool)
         self.context = RunContext(
-            options=opts,
+            options=job.options,
             ledger=self.ledger,
             robots=self.robots,
             crawl_delays=self.crawl_delays,
-            host_floor=self.host_floor,
-            ssrf_policy=self.ssrf_policy,
+            host_floor=job.host_floor,
+            ssrf_policy=job.ssrf_policy,
             claims=self.frontier.claims,
             completion=self.completion,
-            fleet=self.fleet,
+            fleet=job.fleet,
         )
         attach(crawler, self.context)
-
-    def _new_pool(self, opts: JobOptions) -> ExtractPool | None:
-        """The extraction processes (``extract_processes``), or None. Started in
-        start(), from the event loop; pages are extracted here until they are ready."""
-        processes = opts.extract_processes
-        if processes == EXTRACT_AUTO:
-            processes = default_processes()
-        if not processes:
-            return None
-        # the default timeout is left to the pool: its EXTRACT_DEADLINE_SECS, the same
-        # 30 s (a constant tests can lower)
-        timeout = opts.extract_timeout_secs
-        return ExtractPool(
-            processes,
-            self.extract_options,
-            opts.chunk_budget,
-            opts.gc_threshold,
-            deadline=None if timeout == EXTRACT_TIMEOUT_DEFAULT else timeout,
-        )
-
-    def _input_urls(self) -> list[str]:
-        """The usable start URLs (what names this job's state and distributed crawl)."""
-        return [i.url for i in self._inputs if i.url and i.kind != "invalid"]
-
-    def _configure_fleet(self, settings: Any, opts: JobOptions) -> None:
-        """WEBMD_REDIS_URL: join a distributed crawl (see ``webmd_spider.distributed``)."""
-        try:
-            from webmd_spider import distributed
-        except ImportError as exc:
-            raise OptionsError(
-                f"redis_url needs scrapy-redis: pip install 'webmd-spider[distributed]' ({exc})"
-            ) from None
-        name = state_name(opts, self._input_urls())
-        try:
-            self.fleet = self.crew = distributed.Fleet(opts.redis_url, name)
-        except Exception as exc:  # redis-py raises its own ConnectionError family
-            raise OptionsError(f"redis_url: cannot reach {opts.redis_url!r}: {exc}") from None
-        distributed.configure(settings, opts.redis_url, name)
-        logger.info(
-            "Distributed crawl %r on %s (worker %s)", name, opts.redis_url, self.fleet.worker
-        )
-
-    def _compile_filter(self, opts: JobOptions) -> UrlFilter:
-        """Compile each pattern; one that does not compile is a row, the others still apply."""
-        kept: dict[str, list[str]] = {"include": [], "exclude": []}
-        for kind, values in (
-            ("include", opts.include_patterns),
-            ("exclude", opts.exclude_patterns),
-        ):
-            for pattern in (p for value in values for p in split_patterns(value)):
-                try:
-                    compile_pattern(pattern)
-                except PatternError as exc:
-                    self._startup_rows.append(
-                        diagnostic_row("invalid-input", str(exc), input=pattern)
-                    )
-                else:
-                    kept[kind].append(pattern)
-        return UrlFilter.from_strings(kept["include"], kept["exclude"])
 
     # -- start -------------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
         """Yield start-up diagnostics, then one robots.txt probe per website."""
-        budget = self.options.max_run_secs
-        if self.fleet is not None:
-            seeder = self.fleet.join()
-            logger.info("Worker %s %s", self.fleet.worker, "seeds the crawl" if seeder else "joins")
-            budget = max(1.0, budget - self.fleet.elapsed())  # per crawl, not per worker
+        budget = self.job.options.max_run_secs
+        if self.job.fleet is not None:
+            seeder = self.job.fleet.join()
+            logger.info(
+                "Worker %s %s", self.job.fleet.worker, "seeds the crawl" if seeder else "joins"
+            )
+            budget = max(1.0, budget - self.job.fleet.elapsed())  # per crawl, not per worker
             self.run_end.start_heartbeat()
         self.time_budget.start(budget)
         # everything of the start-up is alive now: frozen, not scanned until the close
-        self._gc_state = tune_gc(self.options.gc_threshold)
+        self._gc_state = tune_gc(self.job.options.gc_threshold)
         self.offload.start()
-        for row in self._startup_rows:
+        for row in self.job.startup_rows:
             yield self.recorder.record(row)
         for site, candidates, pages in self._plan_websites():
             yield self.robots_flow.request(site, candidates, pages)
@@ -421,7 +271,7 @@ class SiteSpider(Spider):
     def _plan_websites(self) -> Iterator[tuple[SiteState, list[str], list[StartInput]]]:
         """Group the valid inputs by website: (state, root candidates, page inputs)."""
         groups: dict[str, list[StartInput]] = {}
-        for item in self._inputs:
+        for item in self.job.inputs:
             if item.url is not None and item.kind != "invalid":
                 groups.setdefault(site_key(item.url), []).append(item)
         for key, items in groups.items():
@@ -489,7 +339,7 @@ class SiteSpider(Spider):
                     if row_key is not None:
                         completion.hold(row_key)
                 elif (
-                    self.crew.shared
+                    self.job.crew.shared
                     and isinstance(output, Request)
                     and output.meta.get("webmd_kind") == "page"
                 ):
@@ -509,9 +359,9 @@ class SiteSpider(Spider):
         """Robots rules known (``RobotsFlow``): schedule the typed pages and start
         discovery."""
         schedule = self.frontier.schedule
-        if self.journal is not None and self.journal.resumed:
+        if self.job.journal is not None and self.job.journal.resumed:
             yield from self.frontier.resume(site)
-        if not self.crew.seeder:
+        if not self.job.crew.seeder:
             return  # another worker discovers; this one takes pages from the shared queue
         for page in pages:
             assert page.url is not None
@@ -523,13 +373,13 @@ class SiteSpider(Spider):
         # queue: depth 0), then links breadth-first (priority -depth) to fill the gaps.
         assert site.root is not None
         yield from schedule(site, site.root, 0, "input", typed=True)
-        if self.options.discovery == "links":
+        if self.job.options.discovery == "links":
             site.discovery = "links"
             return
         if (
-            self.options.discovery == "sitemaps+links"
+            self.job.options.discovery == "sitemaps+links"
             and self.completion is None
-            and not self.incremental.enabled
+            and not self.job.incremental.enabled
         ):
             # Links found before the sitemaps are read wait for them (follow_links), so
             # that a page both list is a sitemap page (depth 0). Not in a resumable or
@@ -560,10 +410,10 @@ class SiteSpider(Spider):
         """A page's row is written and its links are queued (PageCompletion): mark it
         done in the journal (when it has a row, with a page's content hash: a resumed
         run still knows its content duplicates) and take it off the in-flight list."""
-        if self.journal is not None and row is not None:
+        if self.job.journal is not None and row is not None:
             content = row.content_hash if row.row_type == "page" else None
-            self.journal.finish(key, row.row_type, content)
-        self.crew.finished(key)  # no longer in flight: a dead worker's rescue skips it
+            self.job.journal.finish(key, row.row_type, content)
+        self.job.crew.finished(key)  # no longer in flight: a dead worker's rescue skips it
 
     # -- end of run ----------------------------------------------------------------------
     def _on_idle(self, spider: Spider) -> None:
@@ -573,13 +423,13 @@ class SiteSpider(Spider):
         self.time_budget.cancel()
         self.robots_flow.cancel()
         self.offload.close()  # first: nothing below may leave workers behind
-        self.incremental.close()
+        self.job.incremental.close()
         if reason == "shutdown" and self.ledger.stop_reason is None:
             self.ledger.stop_reason = "shutdown"
         # Ctrl-C / SIGTERM or another early close: the site rows still reach the feeds
         # (this handler runs before the feed exporter's, which was connected later).
         self.run_end.closed()
-        if self.journal is not None:
-            self.journal.close()
+        if self.job.journal is not None:
+            self.job.journal.close()
         restore_gc(self._gc_state)
         self._gc_state = None
