@@ -32,7 +32,7 @@ Scores (all 0..1, higher is better):
   tests on the Markdown). ``xfail`` lists check ids that fail today; the test is
   strict, so a listed check that passes is reported and must be removed.
 
-``scripts/golden.py`` (add, score, pin) and ``tests/test_golden_pages.py`` (the CI
+``scripts/golden.py`` (add, score, pin) and ``tests/extract/test_golden_pages.py`` (the CI
 gate against ``tests/pages/floors.json``) both use :func:`run_case`.
 """
 

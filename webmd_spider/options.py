@@ -38,7 +38,7 @@ MIN_MAX_CHARS = 200
 #: ``extract_processes`` "auto" (the spider picks the number from the usable cores).
 EXTRACT_AUTO = -1
 #: ``extract_timeout_secs`` default: offload.pool.EXTRACT_DEADLINE_SECS (the same 30 s;
-#: tests/test_hostile_spider.py checks that they agree).
+#: tests/spiders/test_hostile_spider.py checks that they agree).
 EXTRACT_TIMEOUT_DEFAULT = 30.0
 
 

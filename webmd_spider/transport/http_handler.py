@@ -25,7 +25,7 @@ How, and why this way: Scrapy's handler already swaps the pool's protocol factor
 the same one level down, subclassing Scrapy's lenient parser, protocol and factory: no
 Twisted or Scrapy class is patched, only requests downloaded by this handler are
 affected. The names are private to Scrapy (``scrapy>=2.19,<2.20`` is pinned in
-pyproject.toml); ``tests/test_hostile_transport.py`` fails if they change shape.
+pyproject.toml); ``tests/transport/test_hostile_transport.py`` fails if they change shape.
 """
 
 from __future__ import annotations
