@@ -29,6 +29,10 @@ non-persistent default lets the first worker that closes wipe the shared queue a
 dupefilter (``SCHEDULER_PERSIST`` is forced on and the last worker clears); a worker
 with nothing local to do would close at once (our idle handler keeps it while the crawl
 runs); ``start_requests()`` is gone (the spider's ``async def start()`` is used as is).
+
+Why one file of over 500 lines: it is the whole scrapy-redis integration, and the only
+module that imports scrapy-redis; the frontier, the gate, the budgets, liveness and the
+end share one key layout and its Redis scripts.
 """
 
 from __future__ import annotations

@@ -13,6 +13,10 @@ Contents:
   include/exclude URL patterns (globs or ``/regex/flags``).
 * :func:`follow_rejection` -- links that are never worth following (assets,
   feeds, APIs, non-web schemes).
+
+Why one file of over 500 lines: these are the URL primitives every layer shares (it is
+in the lowest layer); canonical form, website keys and patterns are used together by
+nearly every caller.
 """
 
 from __future__ import annotations

@@ -46,6 +46,10 @@ The rules, in order of strength:
 
 Everything runs in time linear in the page: regular expressions and ``str.find``
 over ranges, no per-character Python loops.
+
+Why one file of over 500 lines: the block scan, the packing and the cutting of a large
+block keep one set of offset invariants (above), which the property tests check
+together.
 """
 
 from __future__ import annotations

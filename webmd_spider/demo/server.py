@@ -92,6 +92,10 @@ At most one of ``file``, ``gzip_of`` and ``body`` may be given; ``drop`` takes n
 other key but ``delay``. A route without any
 of them answers with a small generated HTML body naming the status (so
 ``{"status": 410}`` and ``{"status": 500}`` just work).
+
+Why one file of over 500 lines: it runs as one standard-library script (``python -m
+webmd_spider.demo.server``), in test processes too; its length is the routes
+(``_routes.json``) that the fixture and fault sites use.
 """
 
 from __future__ import annotations

@@ -23,6 +23,9 @@ pass over lxml's ``iterparse`` that
   Atom feed used as a sitemap (their item/entry links),
 * never raises on any bytes: a hopeless document is ``kind == "invalid"``
   with a plain-language ``error``.
+
+Why one file of over 500 lines: urlset, index, text and feed documents are read by one
+streaming reader whose caps and counters they all share (the bounds above).
 """
 
 from __future__ import annotations

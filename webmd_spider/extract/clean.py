@@ -16,6 +16,10 @@ most of the page's text (an app root set ``aria-hidden`` while a dialog is open)
 (``<template shadowrootmode>``). A frameset page's ``<noframes>`` markup becomes its body.
 
 Pure lxml, no recursion: safe on any nesting depth.
+
+Why one file of over 500 lines: one pass over the parsed page, whose removals depend on
+each other (a hidden tab panel stays labelled, a shadow root is opened before what is
+hidden is judged); the tab groups are half of it.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@ spans, URLs, image sources and code-block languages. Pure functions over strings
 and lxml elements (and `join_url`'s memory of the last page's links).
 
 All regular expressions are compiled once, here.
+
+Why one file of over 500 lines: small pure functions the renderer calls per text node or
+inline element, sharing the patterns compiled once here.
 """
 
 from __future__ import annotations

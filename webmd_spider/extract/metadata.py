@@ -3,6 +3,10 @@ robots directives and every followable link of the page.
 
 Works on the tree as parsed, before any content region is chosen, so nothing
 here depends on how good the readability guess is.
+
+Why one file of over 500 lines: every reader here works on the same ``Tags`` index of
+the tree and the same meta and JSON-LD values, built once per page by
+``apply_metadata``; the title's site-name rules are most of the length.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ builds, see `parse_html`); every other module works on this tree.
 Before parsing, what is never content is removed from the page text, so that no
 later stage has to think about it: C0/DEL/C1 control characters, raw or written as
 numeric character references, and stray byte order marks (U+FEFF).
+
+Why one file of over 500 lines: decoding, the scrub of control characters and attribute
+floods, and the depth fallback are the steps of the one parse, in the order they run;
+each works on what the step before it left.
 """
 
 from __future__ import annotations

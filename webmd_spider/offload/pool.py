@@ -54,6 +54,9 @@ when the page's worker was lost to something else. :meth:`ExtractPool.close` kil
 once the workers still holding a page (whatever they were doing is thrown away) and
 bounds its total wait (about ``CLOSE_WAIT_SECS`` + 1 s, whatever the number of
 workers); pages still out then fail with :class:`PoolClosed`.
+
+Why one file of over 500 lines: the pipes, the workers' life and the close are one
+protocol; the close and a worker's death must both see every page still out.
 """
 
 from __future__ import annotations

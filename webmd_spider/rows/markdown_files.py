@@ -81,6 +81,9 @@ blocked that way is skipped: it is listed in ``failed.json`` as ``unsafe-path`` 
 staged file is kept, so it is placed on a later run once the path is clear. (The root
 itself may be a symlink: that is the user's choice. The checks are not atomic against a
 process racing to swap directories for symlinks while the tree is written.)
+
+Why one file of over 500 lines: naming, collisions, atomic writes and the incremental
+manifest all decide the same paths and must agree on them.
 """
 
 from __future__ import annotations

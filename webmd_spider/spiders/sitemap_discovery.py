@@ -42,6 +42,9 @@ Other hosts (sitemaps.org, "Sitemap index files" and "Sitemaps & Cross Submits")
 
 Sitemap requests bypass the dupefilter (``dont_filter``) because discovery dedups them
 itself: a dropped request would leave the pending count stuck and stall discovery.
+
+Why one file of over 500 lines: the per-website sitemap window, the rules for other
+hosts and the fall-back to links are one state machine per website.
 """
 
 from __future__ import annotations

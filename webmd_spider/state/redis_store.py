@@ -42,6 +42,9 @@ if it still holds it (Lua compare-and-delete). ``exclusive=False`` takes no lock
 workers of one distributed crawl that share the job's state.
 
 PURE: redis-py and the standard library; nothing from Scrapy or Twisted.
+
+Why one file of over 500 lines: it is one backend of the state contract; its length is
+the key layout and the Redis scripts its methods need, each with why it is atomic.
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ Backends (``webmd_spider.state.backends.open_store``):
 PURE: standard library only; nothing from Scrapy or Twisted (import-linter checks).
 A store is used from one thread at a time (it may be handed to another thread, e.g.
 to close it), like Scrapy's own single-threaded engine.
+
+Why one file of over 500 lines: it defines the state contract (``StateStore``,
+``PageState``, the errors) with the two backends that need nothing more than the
+standard library; the Redis one is a module of its own because it needs the ``redis``
+package.
 """
 
 from __future__ import annotations
