@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webmd_spider.extract import vocabulary as v
-from webmd_spider.extract.boilerplate import (
+from webmd_spider.extract.chrome_names import (
     NOT_CHROME,
     _chrome_name,
     _name_parts,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import lxml.html
 import pytest
 
-from webmd_spider.extract.boilerplate import CHROME, NOT_CHROME, name_verdict
+from webmd_spider.extract.chrome_names import CHROME, NOT_CHROME, name_verdict
 from webmd_spider.extract.clean import remove_never_content
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.root import Selection, select_content

@@ -11,15 +11,15 @@ from __future__ import annotations
 import pytest
 
 from webmd_spider.extract import extract
-from webmd_spider.extract.boilerplate import (
+from webmd_spider.extract.chrome_names import (
     CHROME,
     COMMENTS,
     NOT_CHROME,
     _is_heading_anchor,
-    _link_host,
     element_verdict,
 )
 from webmd_spider.extract.clean import remove_never_content
+from webmd_spider.extract.link_hosts import _link_host
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.root import select_content
 

@@ -31,7 +31,8 @@ import lxml.html
 from lxml import etree
 
 from webmd_spider.extract.document import Heading, Image, Link
-from webmd_spider.extract.renderer import Block, Renderer, join_blocks, separator
+from webmd_spider.extract.render_boxes import Block, join_blocks, separator
+from webmd_spider.extract.renderer import Renderer
 
 
 @dataclass(slots=True)

@@ -44,15 +44,8 @@ from typing import cast
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
-from webmd_spider.extract.boilerplate import (
-    COMMENTS,
-    _depth_below,
-    _element_before,
-    _host_of_site,
-    _link_host,
-    _name_parts,
-    element_verdict,
-)
+from webmd_spider.extract.chrome_names import COMMENTS, _name_parts, element_verdict
+from webmd_spider.extract.link_hosts import _host_of_site, _link_host
 from webmd_spider.extract.stats import (
     CHARS,
     LINK_CHARS,
@@ -62,6 +55,7 @@ from webmd_spider.extract.stats import (
     ends_sentence,
     measure,
 )
+from webmd_spider.extract.tree_position import _depth_below, _element_before
 
 _MEDIA = ("img", "picture", "figure", "video", "svg", "iframe")
 _DATA = ("pre", "table", "code")
@@ -898,7 +892,7 @@ def _name_words(raw: str) -> frozenset[str]:
 
 
 def _words(element: Element) -> frozenset[str]:
-    """`boilerplate.class_words` (classes and id), without the call for a bare element."""
+    """`chrome_names.class_words` (classes and id), without the call for a bare element."""
     cls, ident = element.get("class"), element.get("id")
     if not (cls or ident):
         return _NO_WORDS

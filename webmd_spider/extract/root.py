@@ -32,16 +32,11 @@ from functools import lru_cache
 import lxml.html
 
 from webmd_spider.extract import vocabulary as v
-from webmd_spider.extract.boilerplate import (
-    COMMENTS,
-    Survey,
-    element_verdict,
-    remove_boilerplate,
-    survey,
-    visually_hidden,
-)
+from webmd_spider.extract.boilerplate import remove_boilerplate
+from webmd_spider.extract.chrome_names import COMMENTS, element_verdict, visually_hidden
 from webmd_spider.extract.clean import body_of, visible_chars
 from webmd_spider.extract.stats import Element, TextStats, measure, remeasure
+from webmd_spider.extract.survey import Survey, survey
 
 _SPACES = re.compile(r"\s+")
 

@@ -363,7 +363,7 @@ BOILERPLATE_NAMES = frozenset(
 CONTENT_NAMES = frozenset(
     {"social-security", "related-work", "related-works", "menu-planning", "ad-hoc", "ad-lib"}
 )
-#: Guards of the class rule (see boilerplate.py).
+#: Guards of the class rule (see chrome_judge.py).
 GUARD_CONTENT_SHARE = 0.5  # holds more than this share of the root's text
 GUARD_PROSE_CHARS = 200  # holds this much prose ...
 GUARD_PROSE_SHARE = 0.5  # ... that is at least this share of its own text
