@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from webmd_spider.items import COLUMNS
+
 REPO = Path(__file__).resolve().parent.parent
 
 PROSE = (
@@ -91,10 +93,12 @@ def test_format_text_has_no_markdown_syntax(tmp_path: Path) -> None:
     assert "## " not in text and "```" not in text and "](" not in text
 
 
-def test_format_json_is_the_whole_document(tmp_path: Path) -> None:
+def test_format_json_is_the_crawl_page_row(tmp_path: Path) -> None:
     done = convert(str(page_file(tmp_path)), "--format", "json", "--include-html")
     assert done.returncode == 0, done.stderr.decode()
     doc = json.loads(done.stdout)
+    # the crawl's row schema, column for column (README: one schema)
+    assert list(doc) == list(COLUMNS) and doc["row_type"] == "page"
     assert doc["title"] == "Valley notes"
     assert doc["author"] == "Ada Field"
     assert doc["language"] == "en"
@@ -102,6 +106,7 @@ def test_format_json_is_the_whole_document(tmp_path: Path) -> None:
     assert {"level": 2, "text": "Levees"} in doc["headings"]
     assert doc["html"] and "<h2>" in doc["html"]
     assert doc["error"] is None and doc["truncated"] is False
+    assert doc["status_code"] is None  # crawl-only columns stay empty
 
 
 def test_max_chars_truncates(tmp_path: Path) -> None:

@@ -1,11 +1,13 @@
-"""The ``webmd`` command: ``webmd demo [URL]``, ``webmd crawl URL`` and ``webmd convert FILE``.
+"""The ``webmd`` command: ``webmd crawl URL...``, ``webmd demo [URL]``, ``webmd convert
+FILE`` and ``webmd state``.
 
-``demo`` with no URL serves the bundled demo site on 127.0.0.1 and crawls it, so the
-project can be tried offline; with a URL it crawls that site. Both run the real
-``scrapy crawl site`` in a child process and print where the rows went.
+``crawl`` is the front door (``webmd_spider.crawl_command``: flags, progress, summary).
+``demo`` with no URL serves the bundled demo site on 127.0.0.1 and crawls it through
+the same door, so the project can be tried offline; with a URL it crawls that site.
 
 ``convert`` runs the extractor on HTML without crawling: one file (or ``-`` for stdin)
-to Markdown, text or the whole Document as JSON; or, with ``--jsonl``, a stream of
+to Markdown, text or, with ``--format json``, the page row (the crawl's row schema,
+``webmd_spider.api.convert``); or, with ``--jsonl``, a stream of
 ``{"id", "url", "html"}`` lines on stdin to ``{"id", "text", "markdown", "cpu_ms"}``
 lines on stdout (the ``--cmd`` contract of the extraction quality harness).
 
@@ -20,12 +22,9 @@ import argparse
 import codecs
 import dataclasses
 import json
-import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -35,46 +34,21 @@ if TYPE_CHECKING:
     from webmd_spider.extract import ExtractOptions
 
 
-def _crawl(url: str, out: Path, extra: list[str]) -> int:
-    """Run ``scrapy crawl site`` for ``url`` writing JSONL to ``out``; return its exit code."""
-    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
-    command = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start={url}"]
-    command += ["-O", str(out), *extra]
-    # A crawl that fails at start-up writes nothing: never report an older file.
-    out.unlink(missing_ok=True)
-    print(f"$ scrapy crawl site -a start={url} -O {out} {' '.join(extra)}".rstrip(), flush=True)
-    return subprocess.call(command, env=env)
-
-
-def _default_out(name: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("output") / f"{name}-{stamp}.jsonl"
-
-
-def _report(out: Path, code: int) -> None:
-    if out.exists():
-        rows = out.read_text(encoding="utf-8").count("\n")
-        print(f"\nWrote {rows} rows to {out} (run summary: {out}.summary.json)")
-    else:
-        print(f"\nNo output written (exit code {code})")
-
-
 def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
-    """Crawl the bundled demo site (or ``args.url``) and print where the rows went."""
+    """Crawl the bundled demo site (or ``args.url``) through the ``webmd crawl`` front
+    door: the same progress, summary and files."""
+    from webmd_spider import crawl_command
+
+    out = ["--out", str(args.out)] if args.out else []
     if args.url:
-        out = args.out or _default_out("crawl")
-        code = _crawl(args.url, out, extra)
-        _report(out, code)
-        return code
-    out = args.out or _default_out("demo")
+        return crawl_command.run([args.url, *out, *extra])
     with SiteServer(demo_site_path()) as server:
         print(f"Serving the demo site at {server.base_url}/", flush=True)
-        # Our own local server: no politeness delay needed.
+        # Our own local server: no politeness delay, and only its port is let through
+        # the SSRF guard (narrower than --allow-local).
         port = server.base_url.rsplit(":", 1)[1]
-        own = ["-s", "WEBMD_HOST_DELAY=0", "-s", f"WEBMD_SSRF_ALLOWLIST=127.0.0.1:{port}"]
-        code = _crawl(server.base_url + "/", out, [*own, *extra])
-    _report(out, code)
-    return code
+        own = [("WEBMD_HOST_DELAY", "0"), ("WEBMD_SSRF_ALLOWLIST", f"127.0.0.1:{port}")]
+        return crawl_command.run([server.base_url + "/", *out, *extra], extra_settings=own)
 
 
 def _options(args: argparse.Namespace) -> ExtractOptions:
@@ -88,6 +62,18 @@ def _options(args: argparse.Namespace) -> ExtractOptions:
         keep_images=not args.no_images,
         keep_captions=args.keep_captions,
     )
+
+
+def _row_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The crawl options a ``convert --format json`` run sets (the same content options
+    as the extractor's)."""
+    return {
+        "include_html": args.include_html,
+        "max_chars": args.max_chars,
+        "keep_links": not args.no_links,
+        "keep_images": not args.no_images,
+        "keep_captions": args.keep_captions,
+    }
 
 
 def _write(stream: IO[bytes], text: str) -> None:
@@ -172,12 +158,19 @@ def cmd_convert(args: argparse.Namespace) -> int:
         name = "stdin" if args.source == "-" else args.source
         print(f"webmd convert: {name} is a binary file, not an HTML page", file=sys.stderr)
         return 2
-    doc = extract(body, args.url, encoding=args.encoding, options=options)
     if args.format == "json":
-        _write(out, json.dumps(dataclasses.asdict(doc), ensure_ascii=False, indent=2) + "\n")
-    else:
-        result = doc.markdown if args.format == "markdown" else doc.text
-        _write(out, result + ("\n" if result and not result.endswith("\n") else ""))
+        # the crawl's row schema: the same functions build it (webmd_spider.api.convert)
+        from webmd_spider.api import convert
+
+        row = convert(body, args.url, None, encoding=args.encoding, **_row_options(args))
+        _write(out, json.dumps(row.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        if row.row_type != "page":
+            print(f"webmd convert: {args.source}: {row.error}", file=sys.stderr)
+            return 1
+        return 0
+    doc = extract(body, args.url, encoding=args.encoding, options=options)
+    result = doc.markdown if args.format == "markdown" else doc.text
+    _write(out, result + ("\n" if result and not result.endswith("\n") else ""))
     if doc.error:
         print(f"webmd convert: {args.source}: {doc.error}", file=sys.stderr)
         return 1
@@ -349,9 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     demo.add_argument("url", nargs="?", default="", help="a site to crawl instead of the demo")
     demo.add_argument("--out", type=Path, help="JSONL file to write (default output/...)")
-    crawl = sub.add_parser("crawl", help="crawl URL (same as scrapy crawl site -a start=URL)")
-    crawl.add_argument("url")
-    crawl.add_argument("--out", type=Path)
+    # `webmd crawl` has its own parser (crawl_command.build_parser); this entry is for
+    # `webmd --help` only
+    sub.add_parser("crawl", help="crawl URL... into Markdown rows (see webmd crawl --help)")
     _add_convert(sub)
     _add_state(sub)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -364,11 +357,14 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:  # `webmd convert page.html | head`
             sys.stderr.close()
             return 1
-    # Everything after `--` goes to `scrapy crawl` unchanged (-s NAME=VALUE, -a name=value).
+    if argv[:1] == ["crawl"]:
+        from webmd_spider import crawl_command
+
+        # `--` is optional: -a name=value and -s NAME=VALUE are flags of webmd crawl
+        return crawl_command.run([a for a in argv[1:] if a != "--"])
+    # After `--`: -s NAME=VALUE and -a name=value, as webmd crawl takes them.
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
-    if args.command == "crawl" and not args.url:
-        parser.error("crawl needs a URL")
     return cmd_demo(args, extra)
 
 

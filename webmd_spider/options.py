@@ -29,6 +29,7 @@ from webmd_spider.chunking.markdown_chunks import (
     ChunkOptionsError,
     chunk_budget,
 )
+from webmd_spider.extract.document import ExtractOptions
 
 SETTING_PREFIX = "WEBMD_"
 #: A smaller cut leaves a page nothing but a heading marker or the start of a fence.
@@ -77,6 +78,10 @@ class JobOptions:
     #: destinations allowed despite the SSRF guard: CIDRs, host names or host:port,
     #: e.g. "127.0.0.1:8080" to crawl your own local server
     ssrf_allowlist: str = ""
+    #: let loopback and private (RFC 1918, RFC 4193) addresses through the SSRF guard,
+    #: for a site on your own machine or network; link-local (cloud metadata) stays
+    #: refused. Logged as a warning.
+    allow_local: bool = False
     #: a robots.txt Crawl-delay above this fetches one page and stops the website
     max_crawl_delay: float = 10.0
     #: an unavailable robots.txt (5xx, network error) is asked again once after this
@@ -97,6 +102,10 @@ class JobOptions:
     state_backend: str = "sqlite"  # sqlite | memory | a dotted path to a StateStore class
     out_dir: str = ""  # write one .md file per page under this folder
     out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
+    #: write llms.txt and llms-full.txt (llmstxt.org) into this folder at the end
+    llms_txt: str = ""
+    #: write every page's Markdown into this one file at the end
+    combined: str = ""
     redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
     #: convert pages in this many worker processes (0: in the crawl process);
     #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
@@ -108,6 +117,19 @@ class JobOptions:
     #: the garbage collector's young threshold in the crawl and extraction processes
     #: (0: Python's default; see webmd_spider/offload/gc_tuning.py)
     gc_threshold: int = 10_000
+
+    @property
+    def extract_options(self) -> ExtractOptions:
+        """The extractor's options these job options give (one mapping for the crawl,
+        ``convert`` and the API)."""
+        return ExtractOptions(
+            keep_links=self.keep_links,
+            keep_images=self.keep_images,
+            include_html=self.include_html,
+            max_chars=self.max_chars,
+            keep_frames=self.keep_frames,
+            keep_captions=self.keep_captions,
+        )
 
     @property
     def chunk_budget(self) -> tuple[int, int]:

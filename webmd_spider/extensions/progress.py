@@ -1,13 +1,24 @@
-"""A progress line every few seconds: pages done, queued, failed, budget and rate.
+"""Crawl progress while the spider runs: pages written, queued, failed, the budget,
+pages per second and, once the queue size is known, an ETA.
 
-Setting / option: ``WEBMD_PROGRESS_SECS`` (``-a progress_secs=N``; 0 turns it off).
+Settings / options:
+
+* ``WEBMD_PROGRESS_SECS`` (``-a progress_secs=N``; 0 turns it off): how often;
+* ``PROGRESS_DISPLAY``: where it goes. ``log`` (the default, what ``scrapy crawl``
+  shows): an INFO line. ``bar``: a live progress bar on stderr (``rich``), redrawn
+  twice a second, for a terminal: ``webmd crawl`` picks it when stderr is one and
+  sends Scrapy's own lines to a log file. ``line``: one plain line on stderr every
+  ``progress_secs`` (``webmd crawl`` not on a terminal). ``none``: nothing.
+
 Reads the run context's ledger and options, and Scrapy's scheduler stats.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Self
+import sys
+from dataclasses import dataclass
+from typing import Any, Self
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
@@ -17,13 +28,53 @@ from webmd_spider.run_context import run_context
 
 logger = logging.getLogger(__name__)
 
+#: how often the bar is redrawn, seconds (its figures are cheap to read)
+BAR_REFRESH_SECS = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """The figures of one progress report."""
+
+    pages: int
+    failed: int
+    queued: int
+    #: page rows the budgets allow in all (max_pages per website)
+    budget: int
+    elapsed: float
+
+    @property
+    def rate(self) -> float:
+        """Page rows per second so far."""
+        return self.pages / max(self.elapsed, 1e-6)
+
+    @property
+    def total(self) -> int:
+        """The page rows this run is heading for: the budget, or fewer when the queue
+        holds less than the budget leaves."""
+        return max(self.pages, min(self.budget, self.pages + self.queued))
+
+    def line(self) -> str:
+        """The plain progress line."""
+        eta = ""
+        if self.pages and self.total > self.pages:
+            eta = f", ETA {(self.total - self.pages) / self.rate:.0f}s"
+        return (
+            f"progress: {self.pages}/{self.total} pages, {self.failed} failed, "
+            f"{self.queued} queued, budget {self.budget}, {self.rate:.1f} pages/s, "
+            f"{self.elapsed:.0f}s{eta}"
+        )
+
 
 class ProgressLog:
-    """Log crawl progress at a fixed interval while the spider runs."""
+    """Report crawl progress at a fixed interval while the spider runs."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self.display = str(crawler.settings.get("PROGRESS_DISPLAY", "log"))
         self._task: LoopingCall | None = None
+        self._bar: Any = None  # rich.progress.Progress, imported only for a bar
+        self._bar_task: Any = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -34,33 +85,76 @@ class ProgressLog:
 
     def spider_opened(self, spider: Spider) -> None:
         interval = float(run_context(self.crawler).options.progress_secs)
-        if interval <= 0:
+        if interval <= 0 or self.display == "none":
             return
-        self._task = LoopingCall(self.log_progress)
+        report = self.log_progress
+        if self.display == "bar":
+            self._start_bar()
+            interval, report = BAR_REFRESH_SECS, self._draw_bar
+        elif self.display == "line":
+            report = self._print_line
+        self._task = LoopingCall(report)
         self._task.start(interval, now=False)
 
-    def log_progress(self) -> None:
-        """Write one progress line."""
+    def progress(self) -> Progress:
+        """The figures now."""
         context = run_context(self.crawler)
         ledger = context.ledger
         stats = self.crawler.stats
+        assert stats is not None
         queued = (stats.get_value("scheduler/enqueued", 0) or 0) - (
             stats.get_value("scheduler/dequeued", 0) or 0
         )
-        pages = ledger.row_counts.get("page", 0)
-        failed = ledger.row_counts.get("diagnostic", 0)
-        elapsed = max(ledger.elapsed(), 1e-6)
-        budget = context.options.max_pages
-        logger.info(
-            "progress: %d pages, %d failed, %d queued, budget %s pages/site, %.1f pages/s, %.0fs",
-            pages,
-            failed,
-            queued,
-            budget,
-            pages / elapsed,
-            elapsed,
+        websites = max(1, len(ledger.sites))
+        return Progress(
+            pages=ledger.row_counts.get("page", 0),
+            failed=ledger.row_counts.get("diagnostic", 0),
+            queued=max(0, queued),
+            budget=context.options.max_pages * websites,
+            elapsed=ledger.elapsed(),
         )
+
+    def log_progress(self) -> None:
+        """Write one progress line to the log."""
+        logger.info("%s", self.progress().line())
+
+    def _print_line(self) -> None:
+        # the screen, not the log: webmd crawl sends the log to a file
+        sys.stderr.write(self.progress().line() + "\n")
+        sys.stderr.flush()
+
+    def _start_bar(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._bar = Progress(
+            TextColumn("[bold]crawling"),
+            BarColumn(bar_width=24),
+            TextColumn("{task.fields[count]}"),
+            TextColumn("{task.fields[detail]}"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True, force_terminal=True),
+            auto_refresh=False,  # redrawn from the reactor: no drawing thread
+            transient=False,
+        )
+        self._bar.start()
+        self._bar_task = self._bar.add_task("crawl", total=None, count="", detail="starting")
+
+    def _draw_bar(self) -> None:
+        now = self.progress()
+        # short enough for an 80-column terminal, ETA (rich's) last
+        detail = f"{now.queued} queued · {now.failed} failed · {now.rate:.1f}/s · ETA"
+        total = now.total if now.queued or now.pages else None
+        count = f"{now.pages}/{total} pages (budget {now.budget})" if total else "0 pages"
+        self._bar.update(
+            self._bar_task, completed=now.pages, total=total, count=count, detail=detail
+        )
+        self._bar.refresh()
 
     def spider_closed(self, spider: Spider) -> None:
         if self._task is not None and self._task.running:
             self._task.stop()
+        if self._bar is not None:
+            self._draw_bar()
+            self._bar.stop()
+            self._bar = None

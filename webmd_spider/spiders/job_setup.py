@@ -35,6 +35,7 @@ from webmd_spider.policy.netguard import AddressPolicy
 from webmd_spider.policy.politeness import parse_host_delay
 from webmd_spider.policy.traps import TrapDetector, TrapPolicy
 from webmd_spider.rows.ledger import RunLedger
+from webmd_spider.rows.single_files import sidecar_paths
 from webmd_spider.spiders.incremental_state import IncrementalState, state_name
 from webmd_spider.spiders.startup import (
     discard_stale_queue,
@@ -54,6 +55,22 @@ from webmd_spider.urls import (
 
 # the spider's own logger: its start-up lines read as they always did
 logger = logging.getLogger("webmd_spider.spiders.site")
+
+
+#: What ``allow_local`` lets through the SSRF guard: loopback (RFC 1122 section 3.2.1.3,
+#: RFC 4291 section 2.5.3) and private networks (RFC 1918, RFC 4193 unique local). Not
+#: link-local (RFC 3927: 169.254.169.254 is the cloud metadata service) nor any other
+#: special-purpose range. ``localhost`` by name too (RFC 6761 section 6.3: loopback
+#: by definition, refused by name unless allow-listed).
+LOCAL_ALLOWLIST = (
+    "localhost",
+    "127.0.0.0/8",
+    "::1/128",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "fc00::/7",
+)
 
 
 @dataclass
@@ -109,14 +126,7 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
             f"nothing to crawl ({problems}). Give -a start=URL (or a domain), "
             "-a start_file=PATH or -a input=job.json"
         )
-    job.extract_options = ExtractOptions(
-        keep_links=opts.keep_links,
-        keep_images=opts.keep_images,
-        include_html=opts.include_html,
-        max_chars=opts.max_chars,
-        keep_frames=opts.keep_frames,
-        keep_captions=opts.keep_captions,
-    )
+    job.extract_options = opts.extract_options
     jobdir = settings.get("JOBDIR")
     if jobdir:
         job.journal = journal = CrawlJournal(jobdir)
@@ -129,8 +139,15 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
                 len(journal.done),
                 len(journal.queued),
             )
+    allowlist = opts.ssrf_allowlist
+    if opts.allow_local:
+        allowlist = " ".join((allowlist, *LOCAL_ALLOWLIST)).strip()
+        logger.warning(
+            "allow_local: loopback and private addresses are let through the SSRF guard "
+            "(link-local and other special addresses stay refused)"
+        )
     try:
-        job.ssrf_policy = AddressPolicy.from_allowlist(opts.ssrf_allowlist or None)
+        job.ssrf_policy = AddressPolicy.from_allowlist(allowlist or None)
     except ValueError as exc:
         raise OptionsError(f"ssrf_allowlist: {exc}") from None
     try:
@@ -145,9 +162,10 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
     # last: it takes the state's lock, which only spider_closed releases
     job.incremental = IncrementalState.open(opts, job.input_urls(), job.extract_options, ledger)
     manifest = Path(opts.out_dir) / ".webmd" / "manifest.json"
-    if opts.out_dir and job.incremental.enabled and not manifest.exists():
-        # a folder tree added to an existing incremental job: unchanged pages must
-        # still be fetched whole and written once
+    unknown = [p for p in sidecar_paths(opts.llms_txt, opts.combined) if not p.exists()]
+    if job.incremental.enabled and ((opts.out_dir and not manifest.exists()) or unknown):
+        # a folder tree or single file added to an existing incremental job: unchanged
+        # pages must still be fetched whole and written once
         job.incremental.fill_tree = True
     job.pool = _new_pool(opts, job.extract_options)
     return job

@@ -1,0 +1,119 @@
+"""The Python API: ``crawl`` yields the rows the CLI writes, stops its child when the
+loop is left, and ``convert`` gives a page row of the crawl's schema."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webmd_spider import CrawlOptions, OptionsError, convert, crawl
+from webmd_spider.demo.server import SiteServer
+from webmd_spider.items import COLUMNS, Row
+
+from .crawling import read_rows
+from .front_door import run_webmd, write_front_site
+
+#: columns that differ between two crawls of one site (times)
+TIMES = {"scraped_at", "response_time_ms"}
+
+
+@pytest.fixture
+def site(serve_site: Callable[[Path], SiteServer], tmp_path: Path) -> SiteServer:
+    return serve_site(write_front_site(tmp_path / "site"))
+
+
+def _comparable(row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted((k, repr(v)) for k, v in row.items() if k not in TIMES))
+
+
+def test_crawl_yields_the_rows_of_the_cli_feed(site: SiteServer, tmp_path: Path) -> None:
+    options = CrawlOptions(max_pages=20, chunk_tokens=150, host_delay="0")
+    rows = list(crawl(f"{site.base_url}/", options, allow_local=True))
+    assert all(isinstance(row, Row) for row in rows)
+    assert {row.row_type for row in rows} == {"page", "site"}
+    done = run_webmd(
+        "crawl", f"{site.base_url}/", "--allow-local", "--chunk-tokens", "150", "-q",
+        "--max-pages", "20", "-a", "host_delay=0", "--out", "rows.jsonl", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    from_cli = read_rows(tmp_path / "rows.jsonl")
+    assert sorted(map(_comparable, from_cli)) == sorted(_comparable(r.to_dict()) for r in rows)
+
+
+def _children_running(command_part: str) -> list[int]:
+    """Our child processes whose command line holds ``command_part`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
+        if int(parent.split()[1]) == os.getpid() and command_part in command:
+            found.append(int(entry.name))
+    return found
+
+
+def test_leaving_the_loop_ends_the_child(site: SiteServer) -> None:
+    seen = []
+    for row in crawl(f"{site.base_url}/", allow_local=True, host_delay="0"):
+        seen.append(row)
+        assert _children_running("scrapy crawl site")  # the crawl runs in a child
+        break
+    assert len(seen) == 1
+    # the generator was closed when the loop was left: its child is stopped and reaped
+    assert _children_running("scrapy crawl site") == []
+
+
+def test_bad_options_raise_before_a_process_starts() -> None:
+    with pytest.raises(OptionsError, match=r"max_pages must be in the range 1\.\.inf"):
+        crawl("http://127.0.0.1:9/", max_pages=0)
+    with pytest.raises(OptionsError, match="unknown argument 'max_pagez'"):
+        crawl("http://127.0.0.1:9/", max_pagez=3)
+    with pytest.raises(OptionsError, match="nothing to crawl"):
+        crawl()
+    assert _children_running("scrapy crawl site") == []
+
+
+def test_a_start_the_child_refuses_is_an_options_error(tmp_path: Path) -> None:
+    with pytest.raises(OptionsError, match="unsupported address type 'ftp:'"):
+        list(crawl("ftp://x"))
+
+
+PAGE = (
+    "<html><head><title>Valley notes</title><meta name='author' content='Ada Field'></head>"
+    "<body><nav><a href='/'>Home</a></nav><article><h1>Valley notes</h1>"
+    + "".join(
+        f"<h2>Part {i}</h2><p>{'The levee holds the river back. ' * 30}</p>" for i in range(4)
+    )
+    + "</article></body></html>"
+)
+
+
+def test_convert_gives_a_page_row_of_the_crawl_schema() -> None:
+    row = convert(PAGE, "https://valley.example/notes", chunk_tokens=150)
+    assert row.row_type == "page" and row.ok
+    assert list(row.to_dict()) == list(COLUMNS)
+    assert row.title == "Valley notes" and row.author == "Ada Field"
+    assert row.markdown.startswith("# Valley notes") and "## Part 2" in row.markdown
+    assert not row.text.startswith("Valley notes")  # text is the body alone
+    assert row.chunks and row.chunk_count == len(row.chunks)
+    assert row.chunks[0]["url"] == "https://valley.example/notes"
+    assert row.status_code is None and row.depth is None  # crawl-only columns
+    assert row.content_hash and row.url == "https://valley.example/notes"
+
+
+def test_convert_takes_options_and_bytes() -> None:
+    plain = convert(PAGE.encode("utf-8"), "https://valley.example/", CrawlOptions(keep_links=False))
+    assert plain.row_type == "page" and plain.chunks is None
+    empty = convert("<html><body><div id='root'></div><script>x()</script></body></html>")
+    assert empty.row_type == "diagnostic" and empty.error_type == "empty"
+    with pytest.raises(OptionsError, match="chunk_tokens must be"):
+        convert(PAGE, chunk_tokens=10)

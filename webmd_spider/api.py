@@ -1,0 +1,231 @@
+"""The Python API: ``crawl``, ``convert`` and ``CrawlOptions``.
+
+::
+
+    from webmd_spider import crawl, CrawlOptions
+
+    for row in crawl("https://docs.example.org/", max_pages=20, chunk_tokens=400):
+        if row.row_type == "page":
+            print(row.url, row.title, len(row.chunks or []))
+
+* :func:`crawl` runs ``scrapy crawl site`` in a child process (Twisted's reactor cannot
+  be started twice in one process, and a notebook runs many crawls) and yields each
+  row as the child writes it to its feed: :class:`~webmd_spider.items.Row` objects,
+  the same rows as ``webmd crawl --out rows.jsonl`` writes. Breaking out of the loop,
+  closing the generator or Ctrl-C stops the child (SIGINT first, as a terminal's
+  Ctrl-C would: it finishes its open pages; then SIGKILL after a grace period).
+* :func:`convert` converts one HTML page without crawling and returns its page row:
+  the same schema, built by the same functions as a crawled page's row
+  (``offload.page_work.extract_page`` then ``rows.page_rows.build_page_row``), with
+  the crawl-only columns (status code, depth, timings...) left ``None``.
+* :data:`CrawlOptions` *is* the spider's option object (``options.JobOptions``): one
+  field per ``-a`` option, the same names, defaults and validation. There is one
+  definition of the options, not two.
+
+Errors are exceptions with the command line's messages: :class:`OptionsError` for an
+option or start the crawl cannot use (raised before any process starts, or with the
+child's one-line "Cannot start the crawl" reason), :class:`CrawlError` when the child
+fails otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Generator, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from webmd_spider.crawl_process import CrawlChild, job_values, start_crawl
+from webmd_spider.items import COLUMNS, Row
+from webmd_spider.offload.page_work import extract_page
+from webmd_spider.options import JobOptions, OptionsError, build_options
+from webmd_spider.rows.page_rows import build_page_row
+
+#: The options of a crawl: the spider's own option object (see the module docstring).
+CrawlOptions = JobOptions
+
+#: how often the feed is read while the child runs, seconds
+POLL_SECS = 0.05
+#: how long a stopped child may take to finish its open pages before it is killed
+STOP_GRACE_SECS = 20.0
+#: what marks the child's start-up refusal in its log (spiders/site.py logs it)
+START_REFUSAL = "Cannot start the crawl: "
+
+__all__ = ["CrawlError", "CrawlOptions", "OptionsError", "convert", "crawl", "crawl_values"]
+
+
+class CrawlError(RuntimeError):
+    """The crawl process failed (not an option problem: those are OptionsError)."""
+
+
+def crawl_values(
+    start: str | Sequence[str] | None,
+    options: JobOptions | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The option values a crawl is started with: ``options`` (only what differs from
+    the defaults), then ``overrides`` by option name, then ``start``. Validated here
+    with the spider's messages; raises OptionsError."""
+    values: dict[str, Any] = job_values(options) if options is not None else {}
+    values.update(overrides or {})
+    if start is not None:
+        values["start"] = [start] if isinstance(start, str) else list(start)
+    if not values.get("start") and not values.get("start_file"):
+        raise OptionsError("nothing to crawl: give a start URL (or start_file)")
+    build_options({}, values)  # the spider's validation, before a process starts
+    return values
+
+
+def crawl(
+    start: str | Sequence[str] | None = None,
+    options: JobOptions | None = None,
+    /,
+    *,
+    settings: Mapping[str, Any] | None = None,
+    **overrides: Any,
+) -> Generator[Row, None, None]:
+    """Crawl ``start`` (a URL or several) and yield every row as it is written.
+
+    ``options`` is a :data:`CrawlOptions`; keyword arguments override its fields by
+    name (``max_pages=20``, ``allow_local=True``...). ``settings`` are Scrapy settings
+    for the child (``{"LOG_LEVEL": "DEBUG"}``). Raises OptionsError for an unusable
+    option before anything starts. Rows come in the order the feed has them: page and
+    diagnostic rows as pages finish, each website's site row after its pages. The
+    options are checked at the call; the child starts at the first ``next()``.
+    """
+    values = crawl_values(start, options, overrides)  # raises here, at the call
+    return _rows(values, [(str(k), _setting_value(v)) for k, v in (settings or {}).items()])
+
+
+def _rows(values: dict[str, Any], settings: list[tuple[str, str]]) -> Generator[Row, None, None]:
+    """The rows of a crawl started with these (validated) values; the child is stopped
+    when the generator is closed or left."""
+    with tempfile.TemporaryDirectory(prefix="webmd-crawl-") as folder:
+        feed = Path(folder) / "rows.jsonl"
+        log = Path(folder) / "crawl.log"
+        child = start_crawl(
+            values,
+            feed=feed,
+            settings=settings,
+            log_file=log,
+            display="none",
+            new_session=True,  # our stop signal, not the terminal's, reaches it
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            yield from _follow(child)
+            code = child.process.wait()
+            if code != 0:
+                raise _failure(log, code)
+        finally:
+            stop(child)
+            child.cleanup()
+
+
+def convert(
+    html: str | bytes,
+    url: str = "",
+    options: JobOptions | None = None,
+    /,
+    *,
+    encoding: str | None = None,
+    **overrides: Any,
+) -> Row:
+    """Convert one HTML page (text, or bytes whose charset is sniffed) to its page row,
+    or to an ``empty`` diagnostic row when it holds no text.
+
+    The content options of ``options`` apply (``keep_links``, ``keep_images``,
+    ``keep_captions``, ``keep_frames``, ``include_html``, ``max_chars``), and the chunk
+    options: with ``chunk_tokens`` (or ``chunk_size``) the row carries its chunks.
+    Keyword arguments override fields by name. ``encoding`` is the charset of bytes
+    when known (else sniffed; text is taken as it is). Never raises for any page;
+    raises OptionsError for an unusable option.
+    """
+    # validated like a crawl's options (a hand-built CrawlOptions too)
+    opts = build_options({}, {**job_values(options or JobOptions()), **overrides})
+    body = html.encode("utf-8") if isinstance(html, str) else html
+    if isinstance(html, str):
+        encoding = "utf-8"
+    size, overlap = opts.chunk_budget
+    work = extract_page(body, url, encoding, opts.extract_options, size, overlap)
+    context = {"url": url or None, "final_url": url or None}
+    row = build_page_row(work.document, work.columns, **context)
+    if work.chunks is not None and row.row_type == "page":
+        row.chunks, row.chunk_count = work.chunks, len(work.chunks)
+    return row
+
+
+def row_from_dict(data: Mapping[str, Any]) -> Row:
+    """A :class:`Row` from a feed line's object (columns it does not know are left
+    out, so a newer feed still reads)."""
+    return Row(**{k: v for k, v in data.items() if k in _COLUMN_SET})
+
+
+_COLUMN_SET = frozenset(COLUMNS)
+
+
+def stop(child: CrawlChild, grace: float = STOP_GRACE_SECS) -> None:
+    """Stop a running child as Ctrl-C would (SIGINT: Scrapy closes the spider and
+    writes what it has), then kill it if it has not exited after ``grace`` seconds.
+    Reaps it either way: no orphan or zombie is left."""
+    process = child.process
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        process.wait()
+
+
+def _follow(child: CrawlChild) -> Iterator[Row]:
+    """Yield the rows of the child's feed as whole lines reach it, until the child has
+    exited and the last line is read."""
+    pending = b""
+    handle = None
+    try:
+        while True:
+            running = child.process.poll() is None
+            if handle is None and child.feed.exists():
+                handle = open(child.feed, "rb")  # noqa: SIM115 - closed in finally
+            if handle is not None:
+                pending += handle.read()
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        yield row_from_dict(json.loads(line))
+            if not running:
+                return
+            time.sleep(POLL_SECS)
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def _failure(log: Path, code: int) -> Exception:
+    """The exception for a child that exited with ``code``: its start-up refusal as an
+    OptionsError (the CLI's one-line message), else a CrawlError with its last error."""
+    last_error = ""
+    with contextlib.suppress(OSError):
+        for line in log.read_text("utf-8", "replace").splitlines():
+            if START_REFUSAL in line:
+                return OptionsError(line.split(START_REFUSAL, 1)[1].strip())
+            if "ERROR" in line or "CRITICAL" in line:
+                last_error = line.strip()
+    reason = last_error or "no error logged"
+    return CrawlError(f"the crawl process exited with code {code}: {reason}")
+
+
+def _setting_value(value: Any) -> str:
+    """A Scrapy setting's value as ``-s NAME=VALUE`` text (dicts and lists as JSON)."""
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return str(value)

@@ -1,0 +1,342 @@
+"""``webmd crawl URL...``: the front door, from any directory.
+
+Each flag is a view on one spider option (:data:`FLAGS`: the flag, the option it sets,
+how it reads); its value goes through the spider's own validation
+(``options.build_options``), so ``--max-pages 0`` and ``-a max_pages=0`` give the same
+message. Every other option is ``-a name=value``, and Scrapy settings are
+``-s NAME=VALUE``, as with ``scrapy crawl``.
+
+What the user sees:
+
+* on a terminal, a live progress bar (``rich``) on stderr, and Scrapy's own lines
+  (banner, settings, stats) in a log file beside the rows (``output/<run>.log``);
+* not on a terminal, one plain progress line every ``progress_secs`` instead of the bar;
+* ``--quiet``: only the summary; ``--verbose``: Scrapy's lines on the screen, no log file;
+* at the end, a short summary (:func:`summary_lines`): pages, diagnostics by type,
+  rejected URLs by reason, the stop reason, the time and where the files went, and a
+  hint naming the likely fix when no page was written (:func:`hints`).
+
+Exit codes: 0 when the crawl ran (even if every row is a diagnostic: the rows say
+why), 1 when it could not start (an unusable start, a file that cannot be written),
+2 for a bad flag or option value (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from webmd_spider.api import START_REFUSAL, crawl_values, stop
+from webmd_spider.crawl_process import FEED_FORMATS, feed_format, start_crawl
+from webmd_spider.options import DISCOVERY_MODES, OptionsError
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A ``webmd crawl`` flag and the spider option it sets."""
+
+    flag: str
+    option: str
+    help: str
+    metavar: str = ""
+    #: "value" (one value), "list" (repeatable, gathered), "switch" (sets True)
+    kind: str = "value"
+
+
+#: The flags users set most; everything else is ``-a name=value`` (same names).
+FLAGS: tuple[Flag, ...] = (
+    Flag("--max-pages", "max_pages", "pages per website (default 50)", "N"),
+    Flag("--max-depth", "max_depth", "link hops from the start page (default 3)", "N"),
+    Flag(
+        "--include",
+        "include_patterns",
+        "only URLs matching (glob or /regex/); repeatable",
+        "PATTERN",
+        "list",
+    ),
+    Flag(
+        "--exclude",
+        "exclude_patterns",
+        "skip URLs matching (glob or /regex/); repeatable",
+        "PATTERN",
+        "list",
+    ),
+    Flag("--chunk-tokens", "chunk_tokens", "split each page into chunks of about N tokens", "N"),
+    Flag("--overlap-tokens", "chunk_overlap_tokens", "tokens shared by neighbouring chunks", "N"),
+    Flag("--out-dir", "out_dir", "also write one .md file per page under DIR", "DIR"),
+    Flag("--llms-txt", "llms_txt", "also write llms.txt and llms-full.txt into DIR", "DIR"),
+    Flag("--combined", "combined", "also write every page's Markdown into one FILE", "FILE"),
+    Flag(
+        "--incremental",
+        "incremental",
+        "recrawl: only new and changed pages get content",
+        kind="switch",
+    ),
+    Flag("--state", "state", "name of the incremental state (default: from the start)", "NAME"),
+    Flag(
+        "--allow-local",
+        "allow_local",
+        "let loopback and private addresses through the SSRF guard (your own servers)",
+        kind="switch",
+    ),
+    Flag("--discovery", "discovery", f"how pages are found: {', '.join(DISCOVERY_MODES)}", "MODE"),
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (``webmd crawl: <what>``) and exit 2."""
+
+    def error(self, message: str) -> Any:  # argparse's signature (NoReturn)
+        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        raise SystemExit(2)
+
+
+def build_parser(prog: str = "webmd crawl") -> argparse.ArgumentParser:
+    """The ``webmd crawl`` argument parser."""
+    parser = _Parser(
+        prog=prog,
+        description="Crawl a website (or several) into Markdown rows: JSON lines by default.",
+        epilog="Any other option: -a name=value (the names of `scrapy crawl site -a`); "
+        "Scrapy settings: -s NAME=VALUE.",
+    )
+    parser.add_argument("urls", nargs="*", metavar="URL", help="start page(s)")
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE",
+        help=f"rows file; the format by extension: {', '.join(FEED_FORMATS)} "
+        "(default output/crawl-<time>.jsonl)",
+    )  # fmt: skip
+    for flag in FLAGS:
+        if flag.kind == "switch":
+            parser.add_argument(flag.flag, dest=flag.option, action="store_true", help=flag.help)
+        elif flag.kind == "list":
+            parser.add_argument(
+                flag.flag, dest=flag.option, action="append", metavar=flag.metavar, help=flag.help
+            )
+        else:
+            parser.add_argument(flag.flag, dest=flag.option, metavar=flag.metavar, help=flag.help)
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
+    shown.add_argument(
+        "--verbose", "-v", action="store_true", help="Scrapy's log on the screen, no log file"
+    )
+    parser.add_argument(
+        "-a", dest="arguments", action="append", default=[], metavar="NAME=VALUE",
+        help="any spider option, as with scrapy crawl site -a",
+    )  # fmt: skip
+    parser.add_argument(
+        "-s", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+        help="a Scrapy setting",
+    )  # fmt: skip
+    return parser
+
+
+def _pair(text: str, what: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise OptionsError(f"{what} takes NAME=VALUE, got {text!r}")
+    return name.strip(), value
+
+
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The spider option values the parsed flags give: ``-a`` pairs, then the flags
+    (a flag given wins over the same ``-a``), then the URLs."""
+    values: dict[str, Any] = dict(_pair(a, "-a") for a in args.arguments)
+    for flag in FLAGS:
+        given = getattr(args, flag.option)
+        if given in (None, False):
+            continue
+        values[flag.option] = given
+    if args.urls:
+        values["start"] = list(args.urls)
+    return values
+
+
+def default_out(now: datetime | None = None) -> Path:
+    """``output/crawl-<UTC time>.jsonl``."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    return Path("output") / f"crawl-{stamp}.jsonl"
+
+
+def run(argv: Sequence[str], *, extra_settings: Sequence[tuple[str, str]] = ()) -> int:
+    """Parse ``argv`` (the words after ``webmd crawl``), crawl, print the summary;
+    return the exit code (see the module docstring)."""
+    args = build_parser().parse_args(list(argv))
+    try:
+        values = option_values(args)
+        settings = [_pair(s, "-s") for s in args.settings]
+        out: Path = args.out or default_out()
+        feed_format(out)
+        values = crawl_values(None, None, values)
+    except OptionsError as exc:
+        sys.stderr.write(f"webmd crawl: {exc}\n")
+        return 2
+    log = None if args.verbose else out.with_suffix(".log")
+    if values.get("allow_local") in (True, "true", "1", "yes", "on"):
+        sys.stderr.write(
+            "webmd crawl: warning: --allow-local lets loopback and private addresses "
+            "through the SSRF guard (link-local stays refused)\n"
+        )
+    display = "none" if args.quiet else "log" if args.verbose else _screen_display()
+    child = start_crawl(
+        values,
+        feed=out,
+        settings=[*extra_settings, *settings],
+        log_file=log,
+        display=display,
+        new_session=True,  # Ctrl-C reaches us; we stop the child (below)
+    )
+    try:
+        code = child.process.wait()
+    except KeyboardInterrupt:
+        sys.stderr.write("\nstopping: the pages in progress are finished and written...\n")
+        stop(child)
+        code = 0 if child.process.returncode in (0, -2) else child.process.returncode
+    finally:
+        child.cleanup()
+    if code != 0:
+        reason = start_refusal(log) if log is not None else None
+        if reason:
+            sys.stderr.write(f"webmd crawl: {reason}\n")
+        elif log is not None:
+            sys.stderr.write(f"webmd crawl: the crawl failed (exit code {code}); see {log}\n")
+        return 1
+    summary = _read_json(child.summary_file)
+    files = output_files(out, child.summary_file, log, values)
+    sys.stdout.write("\n".join(summary_lines(summary, files, diagnostics(out))) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _screen_display() -> str:
+    return "bar" if sys.stderr.isatty() else "line"
+
+
+def start_refusal(log: Path) -> str | None:
+    """The child's one-line start-up refusal, from its log."""
+    try:
+        for line in log.read_text("utf-8", "replace").splitlines():
+            if START_REFUSAL in line:
+                return line.split(START_REFUSAL, 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def diagnostics(feed: Path) -> list[str]:
+    """The error sentences of a JSON lines feed's diagnostic rows (for the hints); other
+    formats give none."""
+    if feed.suffix.lower() != ".jsonl":
+        return []
+    found: list[str] = []
+    try:
+        with open(feed, encoding="utf-8") as handle:
+            for line in handle:
+                if '"diagnostic"' not in line:
+                    continue
+                with_error = json.loads(line)
+                if with_error.get("row_type") == "diagnostic" and with_error.get("error"):
+                    found.append(str(with_error["error"]))
+    except (OSError, ValueError):
+        return found
+    return found
+
+
+def output_files(
+    out: Path, summary: Path, log: Path | None, values: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """(label, where) for every file the run wrote, in the order they are listed."""
+    files = [("rows", str(out))]
+    if summary.exists():
+        files.append(("summary", str(summary)))
+    if log is not None:
+        files.append(("log", str(log)))
+    if values.get("out_dir"):
+        files.append(("markdown", f"{values['out_dir']}/"))
+    if values.get("llms_txt"):
+        folder = Path(values["llms_txt"])
+        files.append(("llms.txt", f"{folder / 'llms.txt'}, {folder / 'llms-full.txt'}"))
+    if values.get("combined"):
+        files.append(("combined", str(values["combined"])))
+    return files
+
+
+def _counts(counts: dict[str, int]) -> str:
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{name} {number}" for name, number in ordered)
+
+
+def summary_lines(
+    summary: dict[str, Any], files: Iterable[tuple[str, str]], errors: Sequence[str] = ()
+) -> list[str]:
+    """The end-of-run summary as lines of text (see the module docstring)."""
+    rows = summary.get("rows", {})
+    pages, failed = rows.get("page", 0), rows.get("diagnostic", 0)
+    by_type = summary.get("errors", {})
+    rejected = summary.get("rejected_counts", {})
+    not_fetched = summary.get("not_fetched_counts", {})
+    elapsed = summary.get("elapsed_secs")
+    took = f" in {elapsed:.1f}s" if isinstance(elapsed, int | float) else ""
+    reason = str(summary.get("stop_reason") or "unknown")
+    if reason == "finished":
+        lines = [f"Crawl finished{took}"]
+    else:
+        lines = [f"Crawl stopped{took}: {reason.replace('_', ' ')}"]
+    table: list[tuple[str, str]] = [("pages", str(pages))]
+    table.append(("diagnostics", f"{failed}" + (f"  ({_counts(by_type)})" if by_type else "")))
+    if rejected:
+        table.append(("rejected", f"{sum(rejected.values())}  ({_counts(rejected)})"))
+    if not_fetched:
+        table.append(("not fetched", f"{sum(not_fetched.values())}  ({_counts(not_fetched)})"))
+    table.extend(files)
+    width = max(len(label) for label, _ in table)
+    lines += [f"  {label:<{width}}  {value}" for label, value in table]
+    lines += [f"hint: {hint}" for hint in hints(summary, errors)]
+    return lines
+
+
+def hints(summary: dict[str, Any], errors: Sequence[str] = ()) -> list[str]:
+    """What to try when the run wrote no page: the SSRF allowlist, robots.txt, the
+    budgets, the address. Empty when pages were written."""
+    rows = summary.get("rows", {})
+    if rows.get("page", 0):
+        return []
+    found: list[str] = []
+    text = " ".join(errors).lower()
+    if "ssrf guard" in text:
+        found.append(
+            "the address is loopback or private, which the SSRF guard refuses: add "
+            "--allow-local for your own machine or network (or -a ssrf_allowlist=HOST:PORT)"
+        )
+    if "robots.txt" in text:
+        found.append(
+            "robots.txt disallows these pages for our user agent; crawl what it allows "
+            "(-a respect_robots=false only on a site you own)"
+        )
+    stop_reason = str(summary.get("stop_reason", ""))
+    if "budget" in stop_reason:
+        found.append(
+            f"the run stopped on its {stop_reason.replace('_', ' ')}: raise --max-pages or "
+            "-a max_run_secs"
+        )
+    by_type = summary.get("errors", {})
+    if not found and (by_type.get("unreachable") or by_type.get("timeout")):
+        found.append("the server did not answer: check the URL and that the site is up")
+    if not found and by_type.get("http-error"):
+        found.append("the start page answered with an HTTP error: check the URL")
+    if not found and not rows.get("diagnostic", 0):
+        found.append("nothing was found to crawl: check the start URL and --include/--exclude")
+    return found
