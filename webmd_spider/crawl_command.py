@@ -35,6 +35,7 @@ from typing import Any
 from webmd_spider.api import START_REFUSAL, crawl_values, stop
 from webmd_spider.crawl_process import FEED_FORMATS, feed_format, start_crawl
 from webmd_spider.options import DISCOVERY_MODES, OptionsError
+from webmd_spider.rows.ledger import format_counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,9 +275,8 @@ def output_files(
     return files
 
 
-def _counts(counts: dict[str, int]) -> str:
-    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ", ".join(f"{name} {number}" for name, number in ordered)
+def _with_counts(total: int, counts: dict[str, int]) -> str:
+    return f"{total}  ({format_counts(counts)})" if counts else str(total)
 
 
 def summary_lines(
@@ -296,11 +296,15 @@ def summary_lines(
     else:
         lines = [f"Crawl stopped{took}: {reason.replace('_', ' ')}"]
     table: list[tuple[str, str]] = [("pages", str(pages))]
-    table.append(("diagnostics", f"{failed}" + (f"  ({_counts(by_type)})" if by_type else "")))
+    table.append(
+        ("diagnostics", f"{failed}" + (f"  ({format_counts(by_type)})" if by_type else ""))
+    )
     if rejected:
-        table.append(("rejected", f"{sum(rejected.values())}  ({_counts(rejected)})"))
+        table.append(("rejected", f"{sum(rejected.values())}  ({format_counts(rejected)})"))
     if not_fetched:
-        table.append(("not fetched", f"{sum(not_fetched.values())}  ({_counts(not_fetched)})"))
+        table.append(
+            ("not fetched", f"{sum(not_fetched.values())}  ({format_counts(not_fetched)})")
+        )
     table.extend(files)
     width = max(len(label) for label, _ in table)
     lines += [f"  {label:<{width}}  {value}" for label, value in table]

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
+from webmd_spider.rows.ledger import format_counts
 from webmd_spider.run_context import run_context
 
 logger = logging.getLogger(__name__)
@@ -64,9 +65,9 @@ class RunSummary:
             rows.get("page", 0),
             rows.get("site", 0),
             rows.get("diagnostic", 0),
-            summary["errors"] or "none",
-            summary["rejected_counts"] or "none",
-            summary["not_fetched_counts"] or "none",
+            format_counts(summary["errors"]),
+            format_counts(summary["rejected_counts"]),
+            format_counts(summary["not_fetched_counts"]),
             len(summary["warnings"]),
             self.path or "not written",
         )

@@ -23,6 +23,10 @@ class ExtractOptions:
     #: news photo's caption and credit are not the body; a document's "Figure 3.1"
     #: caption always is)
     keep_captions: bool = False
+    #: False: the whole page (its <body>) as Markdown, not only its main content: no
+    #: content root, no chrome removal (what is never content, scripts and hidden
+    #: elements, still goes). The HTTP API's ``useMainContentOnly=false``.
+    main_content_only: bool = True
 
 
 @dataclass(slots=True)

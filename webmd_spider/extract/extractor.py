@@ -24,7 +24,7 @@ from webmd_spider.extract.markdown import render, with_title
 from webmd_spider.extract.metadata import apply_metadata, effective_base, page_tags
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.periphery import trim_periphery
-from webmd_spider.extract.root import select_content
+from webmd_spider.extract.root import select_content, whole_page
 from webmd_spider.urls import site_key
 
 
@@ -91,22 +91,26 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     apply_metadata(doc, root, tags, base, url)
     remove_never_content(root, keep_frames=opts.keep_frames)
     site = site_key(url)
-    selection = select_content(root, site=site)
-    trimmed = trim_periphery(
-        selection.root,
-        selection.h1,
-        description=doc.description,
-        keep_captions=opts.keep_captions,
-        site=site,
-        article_meta=bool(doc.published_at or doc.author),
-        stats=selection.stats,
-    )
-    # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
-    # `markdown` is the document: the title as its one `#` heading, then the body, so
-    # that every chunk's heading path starts at the page title.
-    if trimmed.deck and not doc.description:
-        doc.description = trimmed.deck  # the deck is a field, never lost
-    title = trimmed.title or doc.title  # the heading the page shows, else its metadata
+    if opts.main_content_only:
+        selection = select_content(root, site=site)
+        trimmed = trim_periphery(
+            selection.root,
+            selection.h1,
+            description=doc.description,
+            keep_captions=opts.keep_captions,
+            site=site,
+            article_meta=bool(doc.published_at or doc.author),
+            stats=selection.stats,
+        )
+        # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
+        # `markdown` is the document: the title as its one `#` heading, then the body,
+        # so that every chunk's heading path starts at the page title.
+        if trimmed.deck and not doc.description:
+            doc.description = trimmed.deck  # the deck is a field, never lost
+        title = trimmed.title or doc.title  # the heading the page shows, else metadata
+    else:
+        selection = whole_page(root)
+        title = None  # the page's own headings stay where they are
     heading = "# " + escape_line_start(escape_text(title)) if title else ""
     budget = opts.max_chars
     if budget and heading:  # `max_chars` bounds the whole Markdown, title line included

@@ -117,6 +117,13 @@ def select_content(
     )
 
 
+def whole_page(root: lxml.html.HtmlElement) -> Selection:
+    """The whole ``<body>`` as the region to render, nothing removed (``ExtractOptions.
+    main_content_only=False``): method ``"page"``, boilerplate ratio 0."""
+    body = body_of(root)
+    return Selection(root=body, method="page", boilerplate_ratio=0.0, proxies=[], h1=None)
+
+
 def _normalized(text: str) -> str:
     return _SPACES.sub(" ", text).strip().lower()
 

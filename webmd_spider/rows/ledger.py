@@ -212,3 +212,12 @@ class RunLedger:
             "warnings": self.warnings,
             **self.extra,
         }
+
+
+def format_counts(counts: dict[str, int]) -> str:
+    """``duplicate 3, robots 1`` (largest first, then by name), or ``none``: counts of
+    the summary as a line for a person, not a Python dict's repr."""
+    if not counts:
+        return "none"
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{name} {number}" for name, number in ordered)
