@@ -14,12 +14,22 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from webmd_spider.demo.server import SiteServer
 
 from .redis_server import RedisServer, RedisServerError
 
 SITES_DIR = Path(__file__).resolve().parent / "sites"
+
+# No property test is judged by the clock: Hypothesis's default 200 ms deadline failed a
+# pure function on a CI machine busy with other work (a run took 972 ms once, 8 ms the
+# next time); the too_slow health check is a clock too. Work is bounded by what the
+# tests count, never by time.
+settings.register_profile(
+    "no-deadline", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("no-deadline")
 
 
 @pytest.fixture(scope="session")

@@ -379,14 +379,16 @@ async def test_an_index_past_the_file_limit_is_not_read_further(
 async def test_huge_sitemaps_and_a_short_run_budget_still_give_pages(
     serve_site: Serve, tmp_path: Path
 ) -> None:
-    # the audit's case, smaller: 8 full-size sitemaps, a 6 s budget
+    # the audit's case, smaller: 8 full-size sitemaps. The run budget is generous: on a
+    # CI machine busy with other work a 6 s budget ran out while the 50 pages were
+    # fetched (7 URLs counted as time_budget). The bound under test is the work, counted.
     many_sitemaps(tmp_path / "s", 8, MAX_SITEMAP_ENTRIES, pages=60)
     server = serve_site(tmp_path / "s")
-    rows = await crawl(tmp_path, start=server.base_url + "/", max_run_secs="6")
+    rows = await crawl(tmp_path, start=server.base_url + "/", max_run_secs="120")
     assert len(sitemap_hits(server)) <= SITEMAP_WINDOW
     assert len(by_type(rows, "page")) == 50  # the default page budget
     (site_row,) = by_type(rows, "site")
-    # the page budget ended the website, not the 6 s time budget: the sitemaps cost their
+    # the page budget ended the website, not the time budget: the sitemaps cost their
     # first 5,000 entries (the default max_sitemap_urls), not 400,000. Counted, not timed
     # (issue 16: the suite must hold on a busy machine)
     assert site_row["stop_reason"] == "page_budget" and site_row["sitemap_url_count"] == 5000
