@@ -169,3 +169,13 @@ def test_a_bare_localhost_start_logs_its_failed_tls_probe_at_info(
     assert not [line for line in done.stderr.splitlines() if "] ERROR:" in line]
     assert "'log_count/ERROR'" not in done.stderr
     assert read_rows(tmp_path / "r.jsonl")[0]["row_type"] == "page"
+
+
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_the_services_are_webmd_subcommands(command: str) -> None:
+    webmd = Path(sys.executable).with_name("webmd")
+    done = subprocess.run([webmd, command, "--help"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: webmd {command}")
+    bad = subprocess.run([webmd, command, "--bogus"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "--bogus" in bad.stderr and "Traceback" not in bad.stderr

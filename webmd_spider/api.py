@@ -35,6 +35,7 @@ import json
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -87,8 +88,9 @@ def crawl(
     /,
     *,
     settings: Mapping[str, Any] | None = None,
+    stop_event: threading.Event | None = None,
     **overrides: Any,
-) -> Generator[Row, None, None]:
+) -> Generator[Row, None, dict[str, Any]]:
     """Crawl ``start`` (a URL or several) and yield every row as it is written.
 
     ``options`` is a :data:`CrawlOptions`; keyword arguments override its fields by
@@ -97,14 +99,23 @@ def crawl(
     option before anything starts. Rows come in the order the feed has them: page and
     diagnostic rows as pages finish, each website's site row after its pages. The
     options are checked at the call; the child starts at the first ``next()``.
+
+    ``stop_event`` lets another thread end the crawl: once it is set, the child is
+    stopped as Ctrl-C would stop it, and the rows it still writes are yielded (its site
+    rows among them). The generator's return value (``StopIteration.value``, or what
+    ``yield from`` gives) is the run summary (``<feed>.summary.json``: rows and errors
+    by type, rejected and not-fetched counts by reason...), ``{}`` when none was written.
     """
     values = crawl_values(start, options, overrides)  # raises here, at the call
-    return _rows(values, [(str(k), _setting_value(v)) for k, v in (settings or {}).items()])
+    pairs = [(str(k), _setting_value(v)) for k, v in (settings or {}).items()]
+    return _rows(values, pairs, stop_event)
 
 
-def _rows(values: dict[str, Any], settings: list[tuple[str, str]]) -> Generator[Row, None, None]:
-    """The rows of a crawl started with these (validated) values; the child is stopped
-    when the generator is closed or left."""
+def _rows(
+    values: dict[str, Any], settings: list[tuple[str, str]], stop_event: threading.Event | None
+) -> Generator[Row, None, dict[str, Any]]:
+    """The rows of a crawl started with these (validated) values, then its summary; the
+    child is stopped when the generator is closed or left, or ``stop_event`` is set."""
     with tempfile.TemporaryDirectory(prefix="webmd-crawl-") as folder:
         feed = Path(folder) / "rows.jsonl"
         log = Path(folder) / "crawl.log"
@@ -118,10 +129,11 @@ def _rows(values: dict[str, Any], settings: list[tuple[str, str]]) -> Generator[
             stderr=subprocess.DEVNULL,
         )
         try:
-            yield from _follow(child)
+            yield from _follow(child, stop_event)
             code = child.process.wait()
-            if code != 0:
+            if code != 0 and not (stop_event is not None and stop_event.is_set()):
                 raise _failure(log, code)
+            return read_summary(child.summary_file)
         finally:
             stop(child)
             child.cleanup()
@@ -136,8 +148,10 @@ def convert(
     encoding: str | None = None,
     **overrides: Any,
 ) -> Row:
-    """Convert one HTML page (text, or bytes whose charset is sniffed) to its page row,
-    or to an ``empty`` diagnostic row when it holds no text.
+    """Convert one HTML page (text, or bytes whose charset is sniffed), or the bytes of
+    a PDF or DOCX document (recognised by their first bytes), to its page row; or to a
+    diagnostic row: ``empty`` when it holds no text, ``unsupported`` for a document that
+    cannot be read (encrypted, damaged, image-only PDF).
 
     The content options of ``options`` apply (``keep_links``, ``keep_images``,
     ``keep_captions``, ``keep_frames``, ``include_html``, ``max_chars``), and the chunk
@@ -186,13 +200,34 @@ def stop(child: CrawlChild, grace: float = STOP_GRACE_SECS) -> None:
         process.wait()
 
 
-def _follow(child: CrawlChild) -> Iterator[Row]:
+def read_summary(path: Path) -> dict[str, Any]:
+    """The run summary a crawl wrote (``<feed>.summary.json``), or ``{}`` when it is
+    missing or unreadable."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _follow(child: CrawlChild, stop_event: threading.Event | None = None) -> Iterator[Row]:
     """Yield the rows of the child's feed as whole lines reach it, until the child has
-    exited and the last line is read."""
+    exited and the last line is read. When ``stop_event`` is set, the child is sent
+    SIGINT once (it finishes its open pages and writes its site rows), and reading
+    goes on until it exits."""
     pending = b""
     handle = None
+    signalled_at: float | None = None
     try:
         while True:
+            if stop_event is not None and stop_event.is_set() and signalled_at is None:
+                signalled_at = time.monotonic()
+                with contextlib.suppress(ProcessLookupError):
+                    child.process.send_signal(signal.SIGINT)
+            elif signalled_at is not None and time.monotonic() - signalled_at > STOP_GRACE_SECS:
+                # a child that does not finish its open pages in the grace period
+                with contextlib.suppress(ProcessLookupError):
+                    child.process.kill()
             running = child.process.poll() is None
             if handle is None and child.feed.exists():
                 handle = open(child.feed, "rb")  # noqa: SIM115 - closed in finally

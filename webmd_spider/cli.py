@@ -1,5 +1,6 @@
 """The ``webmd`` command: ``webmd crawl URL...``, ``webmd demo [URL]``, ``webmd convert
-FILE`` and ``webmd state``.
+FILE``, ``webmd state``, ``webmd serve`` (the HTTP API) and ``webmd mcp`` (the MCP
+server).
 
 ``crawl`` is the front door (``webmd_spider.crawl_command``: flags, progress, summary).
 ``demo`` with no URL serves the bundled demo site on 127.0.0.1 and crawls it through
@@ -7,7 +8,8 @@ the same door, so the project can be tried offline; with a URL it crawls that si
 
 ``convert`` runs the extractor on HTML without crawling: one file (or ``-`` for stdin)
 to Markdown, text or, with ``--format json``, the page row (the crawl's row schema,
-``webmd_spider.api.convert``); or, with ``--jsonl``, a stream of
+``webmd_spider.api.convert``); a PDF or DOCX file (known by its bytes) is converted as
+the crawl converts one (``webmd_spider.documents``); or, with ``--jsonl``, a stream of
 ``{"id", "url", "html"}`` lines on stdin to ``{"id", "text", "markdown", "cpu_ms"}``
 lines on stdout (the ``--cmd`` contract of the extraction quality harness).
 
@@ -131,6 +133,7 @@ def _convert_jsonl(lines: Iterable[bytes], out: IO[bytes], options: ExtractOptio
 def cmd_convert(args: argparse.Namespace) -> int:
     """``webmd convert``: see the module docstring. Exit 0 on success, 1 when the page
     gave nothing (extraction error), 2 on bad usage or an unreadable file."""
+    from webmd_spider.documents import sniff
     from webmd_spider.extract import extract
     from webmd_spider.rows.page_rows import is_binary
 
@@ -153,7 +156,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
             reason = exc.strerror or type(exc).__name__
             print(f"webmd convert: cannot read {args.source}: {reason}", file=sys.stderr)
             return 2
-    if is_binary(body):
+    kind = sniff(body)
+    if kind is not None and args.format != "json":
+        return _convert_document(body, kind, args, options)
+    if kind is None and is_binary(body):
         # mojibake of a binary file is no conversion (issue 16 item 5)
         name = "stdin" if args.source == "-" else args.source
         print(f"webmd convert: {name} is a binary file, not an HTML page", file=sys.stderr)
@@ -177,15 +183,36 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _convert_document(
+    body: bytes, kind: str, args: argparse.Namespace, options: ExtractOptions
+) -> int:
+    """``webmd convert`` of a PDF or DOCX file to Markdown or text: exit 0, or 1 with
+    the reason on stderr when it cannot be converted (encrypted, damaged...)."""
+    from webmd_spider.documents import convert_document
+
+    converted = convert_document(body, args.url, kind, options)
+    if converted.unsupported is not None:
+        print(f"webmd convert: {args.source}: {converted.unsupported}", file=sys.stderr)
+        return 1
+    doc = converted.document
+    result = doc.markdown if args.format == "markdown" else doc.text
+    _write(sys.stdout.buffer, result + ("\n" if result and not result.endswith("\n") else ""))
+    return 0
+
+
 def _add_convert(sub: Any) -> None:
     convert = sub.add_parser(
         "convert",
-        help="print the Markdown (or text, or JSON) of an HTML file or stdin; --jsonl for batches",
-        description="Extract one HTML page (FILE, or - for stdin) without crawling. With "
+        help="print the Markdown (or text, or JSON) of an HTML, PDF or DOCX file or stdin; "
+        "--jsonl for batches",
+        description="Extract one HTML page, PDF or DOCX file (FILE, or - for stdin) without "
+        "crawling. With "
         '--jsonl, read {"id","url","html"} JSON lines on stdin and write '
         '{"id","text","markdown","cpu_ms"} lines (a bad line gives {"id","error"}).',
     )
-    convert.add_argument("source", nargs="?", metavar="FILE", help="HTML file, or - for stdin")
+    convert.add_argument(
+        "source", nargs="?", metavar="FILE", help="HTML, PDF or DOCX file, or - for stdin"
+    )
     convert.add_argument(
         "--format", choices=("markdown", "text", "json"), default="markdown",
         help="markdown (default), text, or json: the whole Document",
@@ -345,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     # `webmd crawl` has its own parser (crawl_command.build_parser); this entry is for
     # `webmd --help` only
     sub.add_parser("crawl", help="crawl URL... into Markdown rows (see webmd crawl --help)")
+    # own parsers too (webmd serve --help, webmd mcp --help); listed here for webmd --help
+    sub.add_parser("serve", help="the POST /web/crawl HTTP API (extra: webmd-spider[serve])")
+    sub.add_parser("mcp", help="the MCP server for agents (extra: webmd-spider[mcp])")
     _add_convert(sub)
     _add_state(sub)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -357,6 +387,14 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:  # `webmd convert page.html | head`
             sys.stderr.close()
             return 1
+    if argv[:1] == ["serve"]:
+        from webmd_spider.service import serve
+
+        return serve.main(argv[1:])
+    if argv[:1] == ["mcp"]:
+        from webmd_spider.service import mcp_server
+
+        return mcp_server.main(argv[1:])
     if argv[:1] == ["crawl"]:
         from webmd_spider import crawl_command
 

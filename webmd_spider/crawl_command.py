@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from webmd_spider.api import START_REFUSAL, crawl_values, stop
+from webmd_spider.api import START_REFUSAL, crawl_values, read_summary, stop
 from webmd_spider.crawl_process import FEED_FORMATS, feed_format, start_crawl
 from webmd_spider.options import DISCOVERY_MODES, OptionsError
 from webmd_spider.rows.ledger import format_counts
@@ -207,7 +207,7 @@ def run(argv: Sequence[str], *, extra_settings: Sequence[tuple[str, str]] = ()) 
         elif log is not None:
             sys.stderr.write(f"webmd crawl: the crawl failed (exit code {code}); see {log}\n")
         return 1
-    summary = _read_json(child.summary_file)
+    summary = read_summary(child.summary_file)
     files = output_files(out, child.summary_file, log, values)
     sys.stdout.write("\n".join(summary_lines(summary, files, diagnostics(out))) + "\n")
     sys.stdout.flush()
@@ -227,14 +227,6 @@ def start_refusal(log: Path) -> str | None:
     except OSError:
         return None
     return None
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def diagnostics(feed: Path) -> list[str]:

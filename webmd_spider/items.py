@@ -29,6 +29,9 @@ ERROR_TYPES: dict[str, str] = {
     "<noscript> asking for JavaScript, an empty #root / #app mount point with scripts)",
     "opted-out": "the page asks AI systems not to use it (noai / noimageai)",
     "extraction-timeout": "converting the page took longer than the extraction deadline",
+    "unsupported": "a PDF or Word (DOCX) document that cannot be converted: encrypted with "
+    "a password, damaged or truncated, without a text layer (scanned pages), or not the "
+    "format its type says; the error names which",
 }
 
 
@@ -54,6 +57,9 @@ class Row:
     final_url: str | None = None
     status_code: int | None = None
     content_type: str | None = None
+    #: pages of a PDF document (all of them, also past the conversion bound); null for
+    #: HTML pages and DOCX documents
+    page_count: int | None = None
     response_time_ms: int | None = None
     depth: int | None = None
     discovered_via: str | None = None  # input | sitemap | link

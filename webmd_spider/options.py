@@ -71,6 +71,15 @@ class JobOptions:
     max_chars: int = 0
     keep_frames: bool = False
     keep_captions: bool = False
+    #: False: each page's whole <body> as Markdown, not only its main content (the
+    #: HTTP API's useMainContentOnly=false)
+    main_content_only: bool = True
+    #: fetch and convert linked PDF and DOCX documents (false: neither fetched nor
+    #: counted as failures)
+    parse_documents: bool = True
+    #: also follow links to subdomains of a start URL's domain (docs.example.com from
+    #: example.com); www and the bare domain are always one website
+    follow_subdomains: bool = False
     #: spacing between two requests to one website, seconds ("low-high", jitter only
     #: upward; "0" turns the floor off for your own servers and benchmarks);
     #: AutoThrottle may widen it
@@ -129,6 +138,7 @@ class JobOptions:
             max_chars=self.max_chars,
             keep_frames=self.keep_frames,
             keep_captions=self.keep_captions,
+            main_content_only=self.main_content_only,
         )
 
     @property

@@ -37,6 +37,10 @@ DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
 DOWNLOAD_TIMEOUT = 20
 RETRY_TIMES = 1
 REDIRECT_MAX_TIMES = 10
+# robots.txt requests set redirect_ttl themselves (RFC 9309 section 2.3.1.2: follow at
+# least five redirects, no more): not a key copied from a response by mistake, which
+# is what Scrapy's MetaCopyDetectionMiddleware warns about.
+META_COPY_WARN_SKIP_KEYS = ["redirect_ttl"]
 COOKIES_ENABLED = False
 # Names resolving to loopback/private/link-local... addresses are refused (SSRF guard).
 TWISTED_DNS_RESOLVER = "webmd_spider.transport.resolver.GuardedResolver"

@@ -589,6 +589,10 @@ NON_PAGE_EXTENSIONS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
+#: Extensions of the documents the crawl converts (PDF and Word): not followed only
+#: when ``follow_rejection(url, documents=False)`` (the ``parse_documents`` option).
+DOCUMENT_EXTENSIONS: frozenset[str] = frozenset({".pdf", ".docx"})
+
 #: Extensions that mean a feed rather than a generic asset.
 FEED_EXTENSIONS: frozenset[str] = frozenset({".rss", ".atom"})
 #: Last path segments that are feeds (WordPress ``/feed/``, ``/blog/rss`` ...).
@@ -607,14 +611,16 @@ MAX_FOLLOW_URL_LENGTH = 2000
 _NON_WEB_SCHEME_REASON = "scheme:"
 
 
-def follow_rejection(url: str) -> str | None:
+def follow_rejection(url: str, documents: bool = False) -> str | None:
     """Why a link must not be followed, or None when it may be a page.
 
     Reasons are short machine-style strings: ``"scheme:mailto"`` (anything
     but http/https, ``"scheme:none"`` for a relative URL), ``"too-long"``
     (over :data:`MAX_FOLLOW_URL_LENGTH` characters), ``"feed"``,
     ``"api-path"`` and ``"asset:.png"`` (an extension in
-    :data:`NON_PAGE_EXTENSIONS`). Expects an absolute URL, already resolved.
+    :data:`NON_PAGE_EXTENSIONS`). With ``documents`` (the crawl converts PDF and
+    DOCX files: ``parse_documents``) a link to one of :data:`DOCUMENT_EXTENSIONS` may
+    be a page. Expects an absolute URL, already resolved.
     """
     text = url.strip()
     try:
@@ -636,7 +642,7 @@ def follow_rejection(url: str) -> str | None:
         return "feed"
     if named and (named[0] in API_PREFIX_SEGMENTS or any(s in API_SEGMENTS for s in named)):
         return "api-path"
-    if ext in NON_PAGE_EXTENSIONS:
+    if ext in NON_PAGE_EXTENSIONS and not (documents and ext in DOCUMENT_EXTENSIONS):
         return f"asset:{ext}"
     return None
 

@@ -472,7 +472,8 @@ def simulate(
     (``first_via``: how the first seed, the start page, is discovered).
 
     Returns ``pages`` (final path -> depth, discovered_via, words of ``<main>``) and
-    ``errors`` (path -> error type: http-error, not-html, or empty under 20 words).
+    ``errors`` (path -> error type: http-error, unsupported (a PDF), not-html, or empty
+    under 20 words).
     """
     pages: dict[str, dict[str, Any]] = {}
     errors: dict[str, str] = {}
@@ -497,6 +498,9 @@ def simulate(
             continue
         if status >= 400:
             errors[path] = "http-error"
+            continue
+        if headers["Content-Type"].startswith("application/pdf"):
+            errors[path] = "unsupported"  # the fixture's one PDF is a stub without text
             continue
         if not headers["Content-Type"].startswith("text/html"):
             errors[path] = "not-html"

@@ -7,6 +7,11 @@ numbers, lists, dicts: unpickled by C code) instead of a ``Document`` full of sm
 dataclass objects that it would then convert itself. The crawl process runs the same
 function for the pages it extracts itself, so every page takes one path: one
 extraction, one set of row columns, chunked once, here.
+
+A PDF or DOCX body (by its magic bytes, or the kind the caller names) is converted by
+``documents.convert_document`` instead of ``extract()``, and then takes the same path:
+the same row columns (plus ``page_count``), chunked the same way. An HTML page pays two
+``bytes.startswith`` calls for that check.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from webmd_spider.chunking.markdown_chunks import chunk_markdown
+from webmd_spider.chunking.markdown_chunks import BlockSpan, chunk_markdown
+from webmd_spider.documents import convert_document, sniff
 from webmd_spider.extract import Document, ExtractOptions, extract
 from webmd_spider.rows.page_rows import document_columns, is_empty
 
@@ -30,12 +36,14 @@ class PageWork:
     robots directives, word counts, error...) is as extracted. ``columns`` is None
     when the page is ``empty`` (it gives a diagnostic row, not a page row).
     ``chunks`` are the row's ``chunks`` (``Chunk.to_dict()``) when a chunk size was
-    given and the page has Markdown, else None.
+    given and the page has Markdown, else None. ``kind`` is ``"pdf"`` or ``"docx"``
+    for a document, None for an HTML page.
     """
 
     document: Document
     columns: dict[str, Any] | None
     chunks: list[dict[str, Any]] | None
+    kind: str | None = None
 
 
 def extract_page(
@@ -45,23 +53,42 @@ def extract_page(
     options: ExtractOptions,
     chunk_size: int = 0,
     chunk_overlap: int = 0,
+    document: str | None = None,
 ) -> PageWork:
     """Extract one page and prepare its row columns and chunks (see :class:`PageWork`).
 
     ``url`` is the page's final URL (what the row's ``final_url`` and the chunks'
-    ``url`` are). Never raises for any page (``extract()`` does not).
+    ``url`` are). ``document`` names the document kind the response declared
+    (``"pdf"``, ``"docx"``); without it a body whose bytes say PDF or DOCX is converted
+    as one, anything else as HTML. Never raises for any page (``extract()`` and
+    ``convert_document()`` do not).
     """
-    doc = extract(body, url, encoding=encoding, options=options)
+    kind = document or sniff(body)
+    spans = None
+    if kind is not None:
+        converted = convert_document(body, url, kind, options)
+        doc = converted.document
+        extra: dict[str, Any] = {"page_count": converted.page_count}
+        if converted.notes:
+            extra["notes"] = list(converted.notes)
+        if converted.spans is not None:
+            spans = [BlockSpan(*span) for span in converted.spans]
+    else:
+        doc = extract(body, url, encoding=encoding, options=options)
+        extra = {}
     if is_empty(doc):
-        return PageWork(doc, None, None)
+        return PageWork(doc, None, None, kind)
     columns = document_columns(doc)
+    columns.update(extra)
     chunks = None
     if chunk_size > 0 and doc.markdown:
         # the one place pages are chunked: here, in whichever process extracts them
-        found = chunk_markdown(doc.markdown, url, chunk_size, chunk_overlap, title=doc.title)
+        found = chunk_markdown(
+            doc.markdown, url, chunk_size, chunk_overlap, blocks=spans, title=doc.title
+        )
         chunks = [c.to_dict() for c in found]
     # the content travels once, in `columns`
     doc.markdown = doc.text = ""
     doc.html = None
     doc.headings, doc.links, doc.images, doc.tables = [], [], [], []
-    return PageWork(doc, columns, chunks)
+    return PageWork(doc, columns, chunks, kind)

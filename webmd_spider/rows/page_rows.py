@@ -10,6 +10,7 @@ import re
 from dataclasses import fields
 from typing import Any
 
+from webmd_spider.documents.detect import DOCUMENT_KINDS, document_kind
 from webmd_spider.extract import Document
 from webmd_spider.items import COLUMNS, Row, diagnostic_row, page_row
 
@@ -29,13 +30,20 @@ FOLLOWED_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 def classify_response(
-    status: int, content_type: str | None, body: bytes, location: str | None = None
+    status: int,
+    content_type: str | None,
+    body: bytes,
+    location: str | None = None,
+    documents: bool = False,
 ) -> tuple[str, str] | None:
     """``(error_type, message)`` when the response cannot be a page, else ``None``.
 
     ``location`` is the response's Location header, if any: a followed redirect status
     that reaches the spider has one Scrapy would not follow (``data:``, ``file:``,
-    ``ftp:``... anything but http and https), which the message names.
+    ``ftp:``... anything but http and https), which the message names. With
+    ``documents`` (the ``parse_documents`` option) a 2xx PDF or DOCX, by its bytes or
+    its ``Content-Type`` (``documents.detect.document_kind``), is a page too; without
+    it, it is ``not-html``.
     """
     if not 200 <= status < 300:
         # Only 2xx is a page. 1xx never arrives (the HTTP client skips it); 0, 99 or
@@ -45,6 +53,8 @@ def classify_response(
         if 100 <= status < 600:
             return "http-error", f"the server answered HTTP {status}"
         return "http-error", f"the server answered with an invalid HTTP status ({status})"
+    if documents and document_kind(content_type, body) is not None:
+        return None
     mime = (content_type or "").split(";", 1)[0].strip().lower()
     if is_binary(body):
         return "not-html", f"the body is a binary file (served as {mime or 'no content type'})"
@@ -145,7 +155,9 @@ def document_columns(doc: Document) -> dict[str, Any]:
 
 
 def build_page_row(doc: Document, columns: dict[str, Any] | None = None, **context: Any) -> Row:
-    """A ``page`` row from an extracted document, or an ``empty`` diagnostic.
+    """A ``page`` row from an extracted document, or an ``empty`` diagnostic; for a PDF
+    or DOCX that could not be converted (``extraction_method`` ``pdf`` or ``docx``
+    with an ``error``: ``documents.Converted.unsupported``), an ``unsupported`` one.
 
     ``context`` holds the crawl columns (input, website, url, final_url, status_code,
     content_type, response_time_ms, depth, discovered_via, sitemap_lastmod).
@@ -154,6 +166,8 @@ def build_page_row(doc: Document, columns: dict[str, Any] | None = None, **conte
     computed here.
     """
     if is_empty(doc):
+        if doc.error and doc.extraction_method in DOCUMENT_KINDS:
+            return diagnostic_row("unsupported", doc.error, **context)
         if doc.error:
             reason = doc.error
         elif doc.word_count:

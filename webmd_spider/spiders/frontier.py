@@ -8,7 +8,9 @@ the queue bound of ``spiders/budgets.py``. Every refusal is counted in the ledge
 URL the user typed that robots.txt refuses is a ``blocked`` row instead). Priorities:
 the sitemaps' URLs and the inputs at 0, links at ``-depth`` (breadth-first), known
 pages of an incremental run behind every new one, junk sitemaps' pages behind the
-links (``SitemapJudge``).
+links (``SitemapJudge``). With ``follow_subdomains`` a link to another host of the
+website's domain is followed onto that website, which joins the crawl
+(``spiders/subdomains.py``).
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from webmd_spider.spiders.budgets import SiteBudgets
 from webmd_spider.spiders.clock import RunClock
 from webmd_spider.spiders.incremental_state import IncrementalState
 from webmd_spider.spiders.recorder import RowRecorder
-from webmd_spider.spiders.responses import has_userinfo, remember_content
+from webmd_spider.spiders.responses import has_userinfo, remember_content, root_of
 from webmd_spider.spiders.sitemap_judge import SitemapJudge
+from webmd_spider.spiders.subdomains import SubdomainSites
 from webmd_spider.state.changes import REMOVED
 from webmd_spider.state.journal import CrawlJournal, QueuedUrl
 from webmd_spider.state.store import PageState
@@ -69,6 +72,8 @@ class Frontier:
         crew: Crew,
         clock: RunClock,
         callbacks: tuple[Callable[..., Any], Callable[..., Any]],
+        subdomains: SubdomainSites | None = None,
+        open_website: Callable[[SiteState], None] | None = None,
     ) -> None:
         self.options = options
         self.ledger = ledger
@@ -85,6 +90,10 @@ class Frontier:
         self.clock = clock
         # the spider's parse_page and page_failed (a JOBDIR queue stores them by name)
         self._callback, self._errback = callbacks
+        #: follow_subdomains (else None): the websites links add to the crawl, and
+        #: the robots.txt request that begins one (``RobotsFlow.added``)
+        self.subdomains = subdomains
+        self._open_website = open_website
         #: site keys of link origins (scheme://netloc/), see site_of
         self._origins: dict[str, str] = {}
 
@@ -119,7 +128,7 @@ class Frontier:
         if not typed:
             # A sitemap declares its URLs as pages: a PDF listed there is fetched and
             # reported (`not-html`); links to assets, feeds and APIs are not followed.
-            reason = follow_rejection(url) if via == "link" else None
+            reason = follow_rejection(url, self.options.parse_documents) if via == "link" else None
             reason = reason or self.url_filter.rejection(url) or self.traps.refusal(url)
             if reason is None and "@" in url and has_userinfo(url):
                 reason = "userinfo"  # user:password@ in a found link: not followed
@@ -342,16 +351,24 @@ class Frontier:
         self, site: SiteState, links: list[str], nofollow: bool, depth: int
     ) -> Iterator[Any]:
         """Schedule same-website ``links`` found at ``depth`` (refused when nofollow)."""
-        website, seen_raw = site.website, site.seen_raw
+        website, seen_raw, subdomains = site.website, site.seen_raw, self.subdomains
         if nofollow:
             # the page says nofollow (meta robots, X-Robots-Tag): its site links are
             # counted as refused, not followed
             for link in links:
-                if self.site_of(link) == website and link not in seen_raw:
+                key = self.site_of(link)
+                if (key == website and link not in seen_raw) or (
+                    subdomains is not None and key != website and subdomains.covers(website, key)
+                ):
                     self.ledger.reject(link, "nofollow", website)
             return
         for index, link in enumerate(links):
-            if self.site_of(link) != website or link in seen_raw:
+            key = self.site_of(link)
+            if key != website:
+                if subdomains is not None:  # follow_subdomains
+                    yield from self._other_website(site, link, key, depth + 1)
+                continue
+            if link in seen_raw:
                 continue
             if not index & 255 and self.clock.past_deadline():
                 # past the time budget (its timer cannot fire while this loop runs)
@@ -366,6 +383,65 @@ class Frontier:
                 self.ledger.skip(link, stopped, website)
                 continue
             yield from self.schedule(site, link, depth + 1, "link")
+
+    def _other_website(self, site: SiteState, link: str, key: str, depth: int) -> Iterator[Any]:
+        """follow_subdomains: a link of ``site`` to the website ``key``, for ``depth``.
+        Not followed unless ``key`` is a host of the website's domain; a new such
+        website joins the crawl (its robots.txt is asked, the link waits for it), at
+        most MAX_SUBDOMAIN_WEBSITES per domain (``subdomain_limit``)."""
+        subdomains = self.subdomains
+        assert subdomains is not None
+        if not subdomains.covers(site.website, key):
+            return  # another website: not followed, as without the option
+        target = self.ledger.sites.get(key)
+        if target is None:
+            self._add_website(site, link, key, depth)
+            return
+        stopped = self.ledger.stop_reason or target.stop_reason
+        if stopped is None and target.website not in self.robots:
+            subdomains.hold(target, link, depth)  # its robots.txt is being read
+            return
+        if link in target.seen_raw:
+            return
+        if stopped is None and self.budgets.queue_full(target):
+            stopped = "page_budget"
+        if stopped is not None:
+            self.ledger.skip(link, stopped, target.website)
+            return
+        yield from self.schedule(target, link, depth, "link")
+
+    def _add_website(self, site: SiteState, link: str, key: str, depth: int) -> None:
+        """A link of ``site`` to a host of its domain not crawled yet: unless the link
+        itself is refused, that host becomes a website and its robots.txt is asked (the
+        link waits for it)."""
+        assert self.subdomains is not None and self._open_website is not None
+        if depth > self.options.max_depth:
+            self.ledger.reject(link, "max_depth", site.website)
+            return
+        if self.ledger.stop_reason:
+            self.ledger.skip(link, self.ledger.stop_reason, site.website)
+            return
+        documents = self.options.parse_documents
+        reason = follow_rejection(link, documents) or self.url_filter.rejection(link)
+        if reason is None and "@" in link and has_userinfo(link):
+            reason = "userinfo"
+        if reason:
+            self.ledger.reject(link, reason, site.website)
+            return
+        target = self.subdomains.add(site, key, root_of(canonicalize(link)))
+        if target is None:
+            self.ledger.reject(link, "subdomain_limit", site.website)
+            return
+        self.subdomains.hold(target, link, depth)
+        self._open_website(target)
+
+    def release_held(self, site: SiteState) -> Iterator[Any]:
+        """``site``'s robots.txt is known: schedule the links of other websites that
+        waited for it (follow_subdomains)."""
+        if self.subdomains is None:
+            return
+        for url, depth in self.subdomains.release(site.website):
+            yield from self.schedule(site, url, depth, "link")
 
     def site_of(self, url: str) -> str:
         """``site_key(url)``, cached on the URL's ``scheme://netloc/`` (the key depends

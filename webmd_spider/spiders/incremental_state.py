@@ -275,6 +275,10 @@ def state_name(options: JobOptions, inputs: Sequence[str]) -> str:
         "max_depth": options.max_depth,
         "crawl_links": options.crawl_links,
     }
+    if options.follow_subdomains:
+        # a wider scope is another job: its subdomains' pages are checked and removed
+        # with it (only when on, so the names of existing states do not change)
+        scope["follow_subdomains"] = True
     return options.state or job_key(inputs, scope)
 
 

@@ -157,6 +157,13 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
     job.host_floor = low
     set_pace(settings, opts.max_concurrency, job.inputs, low, high)
     if opts.redis_url:
+        if opts.follow_subdomains:
+            # a website a link adds is known to the worker that found it only (its
+            # robots.txt, its ledger entry): another worker could not take its pages
+            raise OptionsError(
+                "follow_subdomains cannot be used in a distributed crawl (redis_url) yet: "
+                "give each subdomain as a start URL instead"
+            )
         job.fleet = job.crew = _join_fleet(settings, opts, job.input_urls())
     ensure_feed(settings, opts.output_dir, job.inputs)
     # last: it takes the state's lock, which only spider_closed releases

@@ -5,10 +5,13 @@ The decisions that need only the answer's facts and the website's state are pure
 (``page_flow``); this is where they meet the run: the extraction (here or done by an
 extraction process), the duplicate checks on written pages (same final URL,
 rel=canonical already written, same ``content_hash``), the budgets, the incremental
-state and the resume journal. Within one website and run a page is written once: a
-discovered page (not a URL the user typed) whose ``content_hash`` equals a written
-page's, or in an incremental run a still-known page's of an earlier run, is rejected as
-``duplicate:content of URL`` (its links are still followed).
+state and the resume journal. A PDF or DOCX answer (``parse_documents``) takes the same
+path as an HTML page, converted by ``documents`` instead of the HTML extractor: the
+same budgets, robots directives, duplicate checks, incremental state and file tree; one
+that cannot be converted is an ``unsupported`` row. Within one website and run a page
+is written once: a discovered page (not a URL the user typed) whose ``content_hash``
+equals a written page's, or in an incremental run a still-known page's of an earlier
+run, is rejected as ``duplicate:content of URL`` (its links are still followed).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from webmd_spider.crew import Crew
+from webmd_spider.documents import declared_kind, document_kind, sniff
 from webmd_spider.extract import Document, ExtractOptions
 from webmd_spider.items import Row, diagnostic_row, page_row
 from webmd_spider.offload.page_work import PageWork, extract_page
@@ -30,9 +34,11 @@ from webmd_spider.options import JobOptions
 from webmd_spider.page_flow import (
     DIAGNOSTIC,
     DUPLICATE,
+    EXTRACT,
     NOT_MODIFIED,
     SKIP,
     Answer,
+    Outcome,
     WebsiteView,
     canonical_duplicate,
     content_refusal,
@@ -118,10 +124,24 @@ class PageAnswers:
         site = self.ledger.sites.get(meta.get("webmd_site", ""))
         if site is None or self.clock.stopped(site) is not None:
             return False
+        kind = self.document_of(response)
+        if kind is not None and sniff(response.body) != kind:
+            # only declared a document: converted here, where the declared kind is
+            # known (an extraction process judges by the bytes alone)
+            return False
         problem = classify_response(
-            response.status, content_type_of(response), response.body, location_of(response)
-        )
+            response.status, content_type_of(response), response.body, location_of(response),
+            documents=kind is not None,
+        )  # fmt: skip
         return problem is None and canonicalize(response.url) not in site.emitted
+
+    def document_of(self, response: Response) -> str | None:
+        """The document kind (``"pdf"``, ``"docx"``) a 2xx answer is converted as, by
+        its bytes or its ``Content-Type``; None for anything else, and for every answer
+        when ``parse_documents`` is off (then a PDF is ``not-html``, as before)."""
+        if not self.options.parse_documents or not 200 <= response.status < 300:
+            return None
+        return document_kind(content_type_of(response), response.body)
 
     def rows(self, response: Response, work: Extracted = None) -> Iterator[Any]:
         """The rows of one page answer and the requests of its links (``work``: what an
@@ -151,6 +171,11 @@ class PageAnswers:
             timeout_secs=work.seconds if isinstance(work, ExtractionTimeout) else None,
         )
         outcome = decide_answer(answer, view)
+        kind = self.document_of(response)
+        if kind is not None and outcome.kind == DIAGNOSTIC and outcome.error_type == "not-html":
+            # `decide_answer` judges HTML: a document passed every check before that one
+            # (stopped, refused, 304), and the checks after it apply as they are
+            outcome = _document_outcome(answer, view)
         if outcome.kind == SKIP:
             self.ledger.skip(response.url, outcome.message or "", site.website)
             return
@@ -185,9 +210,11 @@ class PageAnswers:
         else:  # the same work as an extraction process's (offload.page_work), done here
             work = extract_page(
                 response.body, response.url, charset_of(response), self.extract_options,
-                *self.options.chunk_budget,
+                *self.options.chunk_budget, document=kind,
             )  # fmt: skip
         served_as = served if untyped else None
+        if kind is not None and declared_kind(served) != kind:
+            served_as = served or "no content type"
         yield from self._page(response, site, work, common, key, final, content_type, served_as)
 
     def _page(
@@ -201,11 +228,12 @@ class PageAnswers:
         content_type: str | None,
         served_as: str | None,
     ) -> Iterator[Any]:
-        """An HTML page, extracted: its row (or why it has none) and its links
-        (``content_type``: the header as served; ``served_as``: the non-HTML type an
-        HTML body was served as, else None)."""
+        """A page, extracted (or a document, converted): its row (or why it has none)
+        and its links (``content_type``: the header as served; ``served_as``: the type
+        an HTML body or a document was served as when it says otherwise, else None)."""
         meta = response.meta
         doc, columns, chunks = work.document, work.columns, work.chunks
+        kind = work.kind
         self._inc_stat("webmd/extractions")
         headers = response.headers.getlist(b"X-Robots-Tag")
         x_robots = "\n".join(h.decode("latin-1") for h in headers) or None
@@ -218,7 +246,9 @@ class PageAnswers:
             self._duplicate(site, meta, key, f"canonical is {doc.canonical}")
             yield from follow(site, doc, directives, meta["webmd_depth"])
             return
-        refusal = content_refusal(directives, doc.word_count, doc.title, response.body)
+        # a challenge page is HTML: a document's bytes say nothing of one
+        body = b"" if kind is not None else response.body
+        refusal = content_refusal(directives, doc.word_count, doc.title, body)
         if refusal is not None:
             site.emitted.add(final)
             row = self.recorder.record(
@@ -238,7 +268,10 @@ class PageAnswers:
             sitemap_lastmod=site.lastmod.get(key),
         )
         if served_as is not None and row.row_type == "page":
-            row.notes = [f"served as {served_as}; the body is an HTML document, read as HTML"]
+            read_as = "an HTML document, read as HTML"
+            if kind is not None:
+                read_as = f"a {kind.upper()} document, read as {kind.upper()}"
+            row.notes = [f"served as {served_as}; the body is {read_as}", *(row.notes or [])]
         if meta.get("webmd_redirect_loop") and row.row_type == "page" and row.thin:
             # a page refreshing (meta refresh) in a loop with next to no text of its own
             # ("moved"): a redirect stub, not a page (and no content to deduplicate)
@@ -464,3 +497,16 @@ class PageAnswers:
         """A page request ended in a rejection: a resumed run must not fetch it again."""
         if self.journal is not None:
             self.journal.finish(key, "none")
+
+
+def _document_outcome(answer: Answer, view: WebsiteView) -> Outcome:
+    """What a PDF or DOCX answer becomes once ``decide_answer`` called it ``not-html``:
+    the steps of ``decide_answer`` after its content check, for a document (a duplicate
+    of a page written, an ``extraction-timeout``, else converted)."""
+    if view.written:
+        return Outcome(DUPLICATE, message=f"same page as {answer.url}")
+    if view.timeout_secs is not None:
+        message = f"converting the document took longer than {view.timeout_secs:g} s"
+        message += "; it was given up"
+        return Outcome(DIAGNOSTIC, "extraction-timeout", message, mark_written=True)
+    return Outcome(EXTRACT)

@@ -7,7 +7,10 @@ is read up to the parse limit (``MAX_ROBOTS_BYTES``, ``extensions/robots_body.py
 cut there, whatever its size; a redirect to another website gives the rules (RFC 9309
 §2.3.1.2), while the website, its root and its sitemaps stay on the input's host
 (``responses.robots_root``). Once the rules are known the website begins (the
-``begin`` callable: the spider schedules its pages and starts discovery).
+``begin`` callable: the spider schedules its pages and starts discovery). A website
+that joined the crawl through a link (``follow_subdomains``, ``added``) begins the same
+way; when it cannot be crawled, the links that waited for it are counted as not fetched
+(``SubdomainSites.drop``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from webmd_spider.spiders.recorder import RowRecorder
 from webmd_spider.spiders.responses import robots_root, root_of
 from webmd_spider.spiders.sitemap_discovery import ROBOTS_MAX_REDIRECTS
 from webmd_spider.spiders.startup import call_later
+from webmd_spider.spiders.subdomains import SubdomainSites
 from webmd_spider.urls import StartInput
 
 logger = logging.getLogger("webmd_spider.spiders.site")
@@ -56,6 +60,7 @@ class RobotsFlow:
         callbacks: tuple[Callable[..., Any], Callable[..., Any]],
         begin: Begin,
         crawler: Crawler | None,
+        subdomains: SubdomainSites | None = None,
     ) -> None:
         self.options = options
         self.ledger = ledger
@@ -68,6 +73,8 @@ class RobotsFlow:
         self._callback, self._errback = callbacks
         self._begin = begin
         self.crawler = crawler
+        #: follow_subdomains (else None): the links waiting for a website's rules
+        self.subdomains = subdomains
         #: robots.txt files to be asked again later in the run (their timers)
         self.retries: set[DelayedCall] = set()
 
@@ -95,6 +102,15 @@ class RobotsFlow:
                 "download_warnsize": 0,
             },
         )
+
+    def added(self, site: SiteState) -> None:
+        """Ask the robots.txt of a website a link added to the crawl (follow_subdomains)
+        at its root: the scheme of that link, no probe. Handed to the engine, not
+        yielded from the page's callback: Scrapy's MetaCopyDetectionMiddleware warns
+        about a callback's request carrying ``redirect_ttl``, set here on purpose."""
+        assert site.root is not None
+        assert self.crawler is not None and self.crawler.engine is not None
+        self.crawler.engine.crawl(self.request(site, [site.root], []))
 
     def answered(self, response: Response) -> Iterator[Any]:
         """robots.txt answered: record the rules and the site root, then begin the site."""
@@ -132,6 +148,8 @@ class RobotsFlow:
         if request.meta.get("webmd_rejected"):
             for page in pages:
                 self.ledger.skip(page.url or page.raw, request.meta["webmd_rejected"], site.website)
+            if self.subdomains is not None:
+                self.subdomains.drop(site, request.meta["webmd_rejected"])
             return
         stats = self.crawler.stats if self.crawler is not None else None
         error_type, message = classify_fetch_failure(failure, stats)
@@ -225,7 +243,10 @@ class RobotsFlow:
         message: str,
         status: int | None = None,
     ) -> Iterator[Row]:
-        """One diagnostic for the website and one for each page the user typed on it."""
+        """One diagnostic for the website and one for each page the user typed on it;
+        the links that waited for it are not fetched."""
+        if self.subdomains is not None:
+            self.subdomains.drop(site, site.stop_reason or error_type)
         yield self.recorder.record(
             diagnostic_row(
                 error_type,

@@ -11,7 +11,9 @@ Flow per website (URLs on one host, ``www.`` folded, are one website):
 2. whole-site inputs read the sitemaps (see ``sitemap_discovery``); with no usable
    sitemap the home page starts a breadth-first link crawl.
 3. each page response becomes a ``page`` row or a ``diagnostic`` row; links on the page
-   are followed (same website, shallowest first, down to ``max_depth``). With
+   are followed (same website, shallowest first, down to ``max_depth``; with
+   ``follow_subdomains`` also onto the other hosts of its domain, which become websites
+   of the crawl: ``spiders/subdomains.py``). With
    extraction processes a page is converted in one of them (one of 64 KiB or more
    waits for one rather than being converted here); a page past ``extract_timeout_secs``
    there is an ``extraction-timeout`` row.
@@ -67,7 +69,7 @@ from webmd_spider.policy.robots import RobotsRules
 from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.run_context import ResumeClaims, RunContext, attach
 from webmd_spider.run_context import site_stopped as site_stopped_signal
-from webmd_spider.spiders.budgets import SiteBudgets
+from webmd_spider.spiders.budgets import QUEUE_FACTOR, SiteBudgets
 from webmd_spider.spiders.clock import RunClock
 from webmd_spider.spiders.frontier import Frontier, bypass_own_chain
 from webmd_spider.spiders.job_setup import JobSetup, configure
@@ -84,6 +86,7 @@ from webmd_spider.spiders.startup import (
     quiet_probe_failures,
 )
 from webmd_spider.spiders.stopping import QueuePurge, TimeBudget
+from webmd_spider.spiders.subdomains import SubdomainSites
 from webmd_spider.state.completion import PageCompletion, done_key
 from webmd_spider.urls import (
     StartInput,
@@ -136,6 +139,11 @@ class SiteSpider(Spider):
         )
         self.judge = SitemapJudge(job.options, self.ledger, self.purge.demote_sitemap_pages)
         self.recorder = RowRecorder(self.ledger, job.crew, self.judge)
+        subdomains = None
+        if job.options.follow_subdomains:
+            # a new website's links wait for its robots.txt: as many as its queue takes
+            held = QUEUE_FACTOR * 2 * job.options.max_pages
+            subdomains = SubdomainSites(self.ledger, held)
         self.robots_flow = RobotsFlow(
             job.options,
             self.ledger,
@@ -145,6 +153,7 @@ class SiteSpider(Spider):
             (self.parse_robots, self.robots_failed),
             self._begin_site,
             crawler,
+            subdomains,
         )
         self.frontier = Frontier(
             job.options,
@@ -161,6 +170,8 @@ class SiteSpider(Spider):
             job.crew,
             self.clock,
             (self.parse_page, self.page_failed),
+            subdomains,
+            self.robots_flow.added,
         )
         self.answers = PageAnswers(
             job.options,
@@ -269,7 +280,8 @@ class SiteSpider(Spider):
             yield self.robots_flow.request(site, candidates, pages)
 
     def _plan_websites(self) -> Iterator[tuple[SiteState, list[str], list[StartInput]]]:
-        """Group the valid inputs by website: (state, root candidates, page inputs)."""
+        """Group the valid inputs by website: (state, root candidates, page inputs);
+        then, resuming a JOBDIR, the websites links added before."""
         groups: dict[str, list[StartInput]] = {}
         for item in self.job.inputs:
             if item.url is not None and item.kind != "invalid":
@@ -286,6 +298,27 @@ class SiteSpider(Spider):
             mode, discovery = ("site", "links") if whole else ("list", "list")
             site = SiteState(key, first.raw, mode, root=candidates[0], discovery=discovery)
             yield self.ledger.add_site(site), candidates, pages
+        yield from self._resumed_subdomains()
+
+    def _resumed_subdomains(self) -> Iterator[tuple[SiteState, list[str], list[StartInput]]]:
+        """follow_subdomains in a resumed JOBDIR: the websites links added in earlier
+        runs join again at once (their pending pages are scheduled again when their
+        robots.txt is known, like a start website's), found or not by a link again."""
+        journal, subdomains = self.job.journal, self.frontier.subdomains
+        if journal is None or not journal.resumed or subdomains is None:
+            return
+        starts = list(self.ledger.sites.values())
+        roots: dict[str, str] = {}
+        for queued in journal.queued.values():
+            roots.setdefault(queued.website, root_of(queued.url))
+        for website, root in roots.items():
+            if website in self.ledger.sites:
+                continue
+            parent = next((s for s in starts if subdomains.covers(s.website, website)), None)
+            site = subdomains.add(parent, website, root) if parent is not None else None
+            if site is not None:
+                assert site.root is not None
+                yield site, [site.root], []
 
     # -- callbacks: spider methods, which a JOBDIR queue stores by name ----------------
     def parse_robots(self, response: Response) -> Iterator[Any]:
@@ -357,10 +390,20 @@ class SiteSpider(Spider):
         self, site: SiteState, rules: RobotsRules, pages: list[StartInput]
     ) -> Iterator[Any]:
         """Robots rules known (``RobotsFlow``): schedule the typed pages and start
-        discovery."""
-        schedule = self.frontier.schedule
+        discovery; then the links of other websites that waited for the rules
+        (follow_subdomains). A website a link added has only those."""
         if self.job.journal is not None and self.job.journal.resumed:
             yield from self.frontier.resume(site)
+        subdomains = self.frontier.subdomains
+        if subdomains is None or not subdomains.added(site.website):
+            yield from self._discover(site, rules, pages)
+        yield from self.frontier.release_held(site)
+
+    def _discover(
+        self, site: SiteState, rules: RobotsRules, pages: list[StartInput]
+    ) -> Iterator[Any]:
+        """A start website's typed pages, its start page and its sitemaps."""
+        schedule = self.frontier.schedule
         if not self.job.crew.seeder:
             return  # another worker discovers; this one takes pages from the shared queue
         for page in pages:
@@ -417,6 +460,12 @@ class SiteSpider(Spider):
 
     # -- end of run ----------------------------------------------------------------------
     def _on_idle(self, spider: Spider) -> None:
+        subdomains = self.frontier.subdomains
+        if subdomains is not None and (
+            self.ledger.stop_reason is not None or not self.robots_flow.retries
+        ):
+            # nothing left in flight: links still waiting for a robots.txt wait in vain
+            subdomains.drop_all(self.ledger.stop_reason)
         self.run_end.idle()  # raises DontCloseSpider while there is work left
 
     def _on_closed(self, spider: Spider, reason: str) -> None:
@@ -426,6 +475,8 @@ class SiteSpider(Spider):
         self.job.incremental.close()
         if reason == "shutdown" and self.ledger.stop_reason is None:
             self.ledger.stop_reason = "shutdown"
+        if self.frontier.subdomains is not None:
+            self.frontier.subdomains.drop_all(self.ledger.stop_reason)
         # Ctrl-C / SIGTERM or another early close: the site rows still reach the feeds
         # (this handler runs before the feed exporter's, which was connected later).
         self.run_end.closed()

@@ -1,0 +1,59 @@
+"""PDF and DOCX documents to Markdown, text and metadata, as pages.
+
+Pure package: no Scrapy or Twisted (checked by import-linter). The crawl
+(``offload.page_work``), ``webmd convert`` and ``api.convert`` all call
+:func:`convert_document`; :func:`sniff` and :func:`document_kind`
+(``documents.detect``) tell which bodies are documents.
+
+* ``pdf``: pypdf's text runs rebuilt into paragraphs and font-size headings, one
+  ``<!-- page N -->`` marker line before each page's content (the convention is in
+  ``documents/pdf.py``'s docstring and the README).
+* ``docx``: mammoth to HTML, then ``extract()`` on the whole body.
+* A file that cannot be converted gives :attr:`Converted.unsupported`, the reason: the
+  crawl writes it as an ``unsupported`` diagnostic row.
+"""
+
+from __future__ import annotations
+
+from webmd_spider.documents.detect import (
+    DOCUMENT_KINDS,
+    DOCX,
+    MIME_TYPES,
+    PDF,
+    declared_kind,
+    document_kind,
+    sniff,
+)
+from webmd_spider.documents.result import Converted
+from webmd_spider.extract import ExtractOptions
+
+
+def convert_document(
+    body: bytes, url: str, kind: str, options: ExtractOptions | None = None
+) -> Converted:
+    """Convert a document of ``kind`` (``"pdf"`` or ``"docx"``) found at ``url``, with
+    the content options of ``options``. Never raises for any input: a file that is not
+    what ``kind`` says, or cannot be read, is ``unsupported`` with the reason."""
+    # imported here: pypdf and mammoth load only when a document comes
+    if kind == PDF:
+        from webmd_spider.documents.pdf import convert_pdf
+
+        return convert_pdf(body, url, options)
+    if kind == DOCX:
+        from webmd_spider.documents.docx import convert_docx
+
+        return convert_docx(body, url, options)
+    raise ValueError(f"unknown document kind {kind!r}; expected one of {DOCUMENT_KINDS}")
+
+
+__all__ = [
+    "DOCUMENT_KINDS",
+    "DOCX",
+    "MIME_TYPES",
+    "PDF",
+    "Converted",
+    "convert_document",
+    "declared_kind",
+    "document_kind",
+    "sniff",
+]

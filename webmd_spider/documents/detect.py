@@ -1,0 +1,76 @@
+"""Which responses are documents: PDF and DOCX, by their magic bytes or their
+``Content-Type`` (links are judged by their extension in ``urls.follow_rejection``).
+
+Pure module: standard library only. Every check here is cheap (a prefix compare; for a
+ZIP body, a read of its central directory), because :func:`sniff` runs on every page
+the crawl extracts: an HTML page costs it two ``bytes.startswith`` calls.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+PDF = "pdf"
+DOCX = "docx"
+#: The document kinds, also the ``extraction_method`` of their page rows.
+DOCUMENT_KINDS = (PDF, DOCX)
+
+#: The media type each kind is served as.
+MIME_TYPES: dict[str, str] = {
+    PDF: "application/pdf",
+    DOCX: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+#: Content types that declare a document (older spellings of the PDF type included).
+DECLARED: dict[str, str] = {
+    "application/pdf": PDF,
+    "application/x-pdf": PDF,
+    "application/acrobat": PDF,
+    MIME_TYPES[DOCX]: DOCX,
+}
+
+PDF_MAGIC = b"%PDF-"
+ZIP_MAGIC = b"PK\x03\x04"
+#: An OLE2 compound file: a legacy .doc, or a password-protected Word file (Office
+#: encrypts a .docx into one of these), which mammoth cannot read.
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+#: Leading bytes a PDF reader skips before ``%PDF-`` (blanks some servers prepend).
+_LEADING = b" \t\r\n\x00"
+
+
+def sniff(body: bytes) -> str | None:
+    """The document kind the bytes themselves say, or None: ``"pdf"`` for a body that
+    starts (after blanks) with ``%PDF-``; ``"docx"`` for a ZIP archive holding a
+    ``word/`` part (a Word document; other ZIP files, XLSX and PPTX included, are not
+    documents here). Never raises."""
+    if body[:5] == PDF_MAGIC or body[:64].lstrip(_LEADING)[:5] == PDF_MAGIC:
+        return PDF
+    if body[:4] == ZIP_MAGIC and _is_word_zip(body):
+        return DOCX
+    return None
+
+
+def _is_word_zip(body: bytes) -> bool:
+    """Whether a ZIP body is a Word document: it has ``[Content_Types].xml`` and a part
+    under ``word/`` (reads the central directory only, nothing is inflated)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            names = archive.namelist()
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError):
+        return False
+    return "[Content_Types].xml" in names and any(n.startswith("word/") for n in names)
+
+
+def declared_kind(content_type: str | None) -> str | None:
+    """The document kind a ``Content-Type`` header declares (parameters ignored), or
+    None."""
+    mime = (content_type or "").split(";", 1)[0].strip().lower()
+    return DECLARED.get(mime)
+
+
+def document_kind(content_type: str | None, body: bytes) -> str | None:
+    """The kind to convert a response as, or None when it is no document: what the
+    bytes say first (a PDF served as ``application/octet-stream`` is a PDF), else what
+    the ``Content-Type`` declares (a body that then turns out not to be one is an
+    ``unsupported`` row that says so, never text read from the wrong format)."""
+    return sniff(body) or declared_kind(content_type)
