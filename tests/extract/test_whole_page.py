@@ -27,3 +27,15 @@ def test_main_content_is_the_default() -> None:
     assert main.extraction_method != "page"
     assert "Home" not in main.markdown and "Copyright" not in main.markdown
     assert main.markdown.startswith("# Guide title")
+
+
+def test_keep_frames_names_each_embedded_frame() -> None:
+    page = (
+        b"<html><body><main><h1>Map</h1><p>"
+        + b"The harbor map below. " * 10
+        + (b"</p><iframe src='/embed/map' title='Harbor map'></iframe></main></body></html>")
+    )
+    kept = extract(page, "http://x.test/p", options=ExtractOptions(keep_frames=True))
+    assert "[Embedded frame: Harbor map](http://x.test/embed/map)" in kept.markdown
+    plain = extract(page, "http://x.test/p")
+    assert "Embedded frame" not in plain.markdown

@@ -89,6 +89,7 @@ def write_harbor_site(root: Path, sub_origin: str) -> Path:
         "<p>Read <a href='/blog/b.html'>the blog</a>, <a href='/docs/report.pdf'>the report</a>"
         f" or <a href='{sub_origin}/sub.html'>the sub site</a>.</p>"
         f'<pre><code>&lt;img src="data:image/png;base64,{B64}"&gt;</code></pre>'
+        "<iframe src='/embed/map.html' title='Harbor map'></iframe>"
     )
     files = {
         "robots.txt": "User-agent: *\nAllow: /\n",
@@ -270,6 +271,9 @@ def test_content_fields_shape_the_markdown(content_crawls: Any) -> None:
     # shortenBase64Images
     assert f"data:image/png;base64,{B64}" in narrow_home
     assert f"data:image/png;base64,{B64[:32]}..." in wide_home and B64 not in wide_home
+    # includeFrames: the embedded frame is named (never fetched) only when asked for
+    assert "Embedded frame: Harbor map" in narrow_home
+    assert "Embedded frame" not in wide_home
     # useMainContentOnly: the footer and the navigation only in the whole page
     assert "FOOTERMARK" not in narrow_home
     assert "FOOTERMARK" in wide_home and "[Docs](" in wide_home

@@ -62,6 +62,26 @@ _TAB_CONTROLS = etree.XPath(
 )
 
 
+def _link_frames(root: lxml.html.HtmlElement) -> None:
+    """With ``keep_frames``: each ``<iframe>`` with a source gets a link paragraph
+    labelled with its title, so that the Markdown says what is embedded where (the
+    frame's own document is never fetched; the renderer shows no frame). Frame and
+    link share a ``<div>``: the periphery pass keeps a block holding a frame after the
+    text, as it keeps one holding an image, where it would drop a lone link line."""
+    for frame in list(root.iter("iframe")):
+        src = (frame.get("src") or "").strip()
+        parent = frame.getparent()
+        if not src or parent is None or src.lower().startswith(("javascript:", "data:", "about:")):
+            continue
+        title = " ".join((frame.get("title") or frame.get("name") or "").split())
+        holder = lxml.html.Element("div")
+        holder.tail, frame.tail = frame.tail, None
+        parent.replace(frame, holder)
+        holder.append(frame)
+        link = etree.SubElement(etree.SubElement(holder, "p"), "a", href=src)
+        link.text = f"Embedded frame: {title}" if title else "Embedded frame"
+
+
 def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = False) -> None:
     """Strip `root` (a page or any element) of what is never content, in place.
 
@@ -75,6 +95,8 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     """
     _noframes_to_body(root)
     never = v.NEVER_CONTENT_TAGS if keep_frames else v.NEVER_CONTENT_TAGS | v.FRAME_TAGS
+    if keep_frames:
+        _link_frames(root)
     # One walk of the tree gathers what every step below removes (each walk of a page
     # costs as much as a step). An element that an earlier step already dropped along
     # with an ancestor stays in that detached subtree, where acting on it changes nothing.
