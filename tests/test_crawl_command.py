@@ -227,29 +227,40 @@ def test_summary_and_hints_on_plain_data() -> None:
     assert hints({**summary, "rows": {"page": 3}}) == []
 
 
-def test_ctrl_c_stops_the_crawl_and_keeps_every_row(
-    serve_site: Callable[[Path], SiteServer], tmp_path: Path
-) -> None:
+def _slow_site(serve_site: Callable[[Path], SiteServer], root: Path) -> SiteServer:
+    """A home page linking 30 pages that each take half a second to answer."""
     words = " ".join(f"w{i}" for i in range(40))
     links = "".join(f'<a href="/p{i}.html">p</a>' for i in range(30))
     routes = {f"/p{i}.html": {"delay": 0.5, "body": f"<p>{words}</p>"} for i in range(30)}
     index = f"<html><body><p>{words}</p>{links}</body></html>"
-    root = write_site(tmp_path / "slow", {"index.html": index}, routes)
-    server = serve_site(root)
-    out = tmp_path / "rows.jsonl"
+    return serve_site(write_site(root, {"index.html": index}, routes))
+
+
+def _start_slow_crawl(server: SiteServer, out: Path, cwd: Path) -> subprocess.Popen[str]:
+    """``webmd crawl`` of the slow site, returned once a page row is in the feed (polled,
+    not a fixed sleep)."""
     webmd = subprocess.Popen(
         [WEBMD, "crawl", f"{server.base_url}/", "--allow-local", "-q", "--out", str(out),
          "-a", "max_concurrency=1", *FAST],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    # interrupted once a page row is in the feed (polled, not a fixed sleep)
     for _ in range(1200):
         if out.exists() and '"row_type":"page"' in out.read_text("utf-8"):
             break
         if webmd.poll() is not None:
             break
         select.select([], [], [], 0.05)
-    webmd.send_signal(signal.SIGINT)  # what Ctrl-C sends to the foreground process
+    return webmd
+
+
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_kill_stops_the_crawl_and_keeps_every_row(
+    sent: signal.Signals, serve_site: Callable[[Path], SiteServer], tmp_path: Path
+) -> None:
+    server = _slow_site(serve_site, tmp_path / "slow")
+    out = tmp_path / "rows.jsonl"
+    webmd = _start_slow_crawl(server, out, tmp_path)
+    webmd.send_signal(sent)  # SIGINT: what Ctrl-C sends; SIGTERM: `kill`
     stdout, stderr = webmd.communicate(timeout=120)
     assert webmd.returncode == 0, stderr
     rows = read_rows(out)
@@ -257,3 +268,35 @@ def test_ctrl_c_stops_the_crawl_and_keeps_every_row(
     (site_row,) = by_type(rows, "site")
     assert site_row["stop_reason"] == "shutdown"
     assert "Crawl stopped" in stdout and "shutdown" in stdout
+
+
+def _crawls_writing(feed: Path) -> list[int]:
+    """Processes whose command line names ``feed`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(feed).encode() in command and b"scrapy" in command:
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_crawl_whose_starter_is_killed_stops_itself(
+    serve_site: Callable[[Path], SiteServer], tmp_path: Path
+) -> None:
+    server = _slow_site(serve_site, tmp_path / "slow")
+    out = tmp_path / "rows.jsonl"
+    webmd = _start_slow_crawl(server, out, tmp_path)
+    assert _crawls_writing(out)  # the crawl runs in a child of its own session
+    webmd.kill()  # SIGKILL: webmd itself cannot stop its child
+    webmd.wait()
+    for _ in range(1200):  # the child looks for its parent once a second
+        if not _crawls_writing(out):
+            break
+        select.select([], [], [], 0.05)
+    assert _crawls_writing(out) == []
+    (site_row,) = by_type(read_rows(out), "site")  # it stopped cleanly: its site row
+    assert site_row["stop_reason"] == "shutdown"

@@ -386,7 +386,7 @@ def test_split_patterns_regex_with_comma_compiles_as_one() -> None:
         ("https://example.com/fonts/x.woff2", "asset:.woff2"),
         ("https://example.com/media/talk.mp4", "asset:.mp4"),
         ("https://example.com/dl/release.tar.gz", "asset:.gz"),
-        ("https://example.com/files/report.pdf", "asset:.pdf"),
+        ("https://example.com/files/report.pdf", "document:.pdf"),
         ("https://example.com/files/sheet.xlsx", "asset:.xlsx"),
         ("https://example.com/file.zip;jsessionid=1", "asset:.zip"),
         ("https://example.com/sitemap.xml", "asset:.xml"),

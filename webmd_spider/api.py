@@ -43,7 +43,7 @@ from typing import Any
 
 from webmd_spider.crawl_process import CrawlChild, job_values, start_crawl
 from webmd_spider.items import COLUMNS, Row
-from webmd_spider.offload.page_work import extract_page
+from webmd_spider.offload.page_work import HTML, extract_page
 from webmd_spider.options import JobOptions, OptionsError, build_options
 from webmd_spider.rows.page_rows import build_page_row
 
@@ -148,8 +148,9 @@ def convert(
     encoding: str | None = None,
     **overrides: Any,
 ) -> Row:
-    """Convert one HTML page (text, or bytes whose charset is sniffed), or the bytes of
-    a PDF or DOCX document (recognised by their first bytes), to its page row; or to a
+    """Convert one HTML page (text, always read as HTML; or bytes whose charset is
+    sniffed), or the bytes of a PDF or DOCX document (recognised by their first bytes),
+    to its page row; or to a
     diagnostic row: ``empty`` when it holds no text, ``unsupported`` for a document that
     cannot be read (encrypted, damaged, image-only PDF).
 
@@ -166,7 +167,9 @@ def convert(
     if isinstance(html, str):
         encoding = "utf-8"
     size, overlap = opts.chunk_budget
-    work = extract_page(body, url, encoding, opts.extract_options, size, overlap)
+    # text is HTML; bytes may be a PDF or DOCX document (recognised by their first bytes)
+    kind = HTML if isinstance(html, str) else None
+    work = extract_page(body, url, encoding, opts.extract_options, size, overlap, kind)
     context = {"url": url or None, "final_url": url or None}
     row = build_page_row(work.document, work.columns, **context)
     if work.chunks is not None and row.row_type == "page":

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -184,22 +185,34 @@ def run(argv: Sequence[str], *, extra_settings: Sequence[tuple[str, str]] = ()) 
             "through the SSRF guard (link-local stays refused)\n"
         )
     display = "none" if args.quiet else "log" if args.verbose else _screen_display()
-    child = start_crawl(
-        values,
-        feed=out,
-        settings=[*extra_settings, *settings],
-        log_file=log,
-        display=display,
-        new_session=True,  # Ctrl-C reaches us; we stop the child (below)
-    )
+    try:
+        child = start_crawl(
+            values,
+            feed=out,
+            settings=[*extra_settings, *settings],
+            log_file=log,
+            display=display,
+            new_session=True,  # Ctrl-C reaches us; we stop the child (below)
+        )
+    except OSError as exc:  # the output folder cannot be made, no Python to run...
+        sys.stderr.write(f"webmd crawl: cannot start the crawl: {exc}\n")
+        return 1
+    # a closed terminal or a `kill` stops the crawl as Ctrl-C does
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         code = child.process.wait()
     except KeyboardInterrupt:
         sys.stderr.write("\nstopping: the pages in progress are finished and written...\n")
-        stop(child)
+        try:
+            stop(child)
+        except KeyboardInterrupt:  # a second Ctrl-C: no more waiting
+            child.process.kill()
+            child.process.wait()
         code = 0 if child.process.returncode in (0, -2) else child.process.returncode
     finally:
         child.cleanup()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if code != 0:
         reason = start_refusal(log) if log is not None else None
         if reason:
@@ -212,6 +225,11 @@ def run(argv: Sequence[str], *, extra_settings: Sequence[tuple[str, str]] = ()) 
     sys.stdout.write("\n".join(summary_lines(summary, files, diagnostics(out))) + "\n")
     sys.stdout.flush()
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM / SIGHUP: stop as Ctrl-C does."""
+    raise KeyboardInterrupt
 
 
 def _screen_display() -> str:

@@ -107,7 +107,8 @@ def start_crawl(
     feed.with_name(feed.name + ".summary.json").unlink(missing_ok=True)
     handle, name = tempfile.mkstemp(prefix="webmd-job-", suffix=".json")
     with os.fdopen(handle, "w", encoding="utf-8") as job:
-        json.dump(dict(values), job)
+        # default=str: a Path given as a folder option reads as its text
+        json.dump(dict(values), job, default=str)
     command = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"input={name}"]
     command += ["-O", f"{feed}:{fmt}", "-s", f"PROGRESS_DISPLAY={display}"]
     if log_file is not None:
@@ -115,6 +116,16 @@ def start_crawl(
         command += ["-s", f"LOG_FILE={log_file}", "-s", "LOG_FILE_APPEND=False"]
     for key, value in settings:
         command += ["-s", f"{key}={value}"]
-    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
-    process = subprocess.Popen(command, env=env, start_new_session=new_session, stderr=stderr)
+    # WEBMD_PARENT_PID: the child stops itself when we are gone (its own session keeps
+    # our terminal's signals from it: extensions/parent_watch.py)
+    env = dict(
+        os.environ,
+        SCRAPY_SETTINGS_MODULE="webmd_spider.settings",
+        WEBMD_PARENT_PID=str(os.getpid()),
+    )
+    try:
+        process = subprocess.Popen(command, env=env, start_new_session=new_session, stderr=stderr)
+    except OSError:
+        Path(name).unlink(missing_ok=True)
+        raise
     return CrawlChild(process, feed, log_file, Path(name))

@@ -111,6 +111,7 @@ EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,
     "webmd_spider.extensions.resume.ResumeJournal": 520,
+    "webmd_spider.extensions.parent_watch.ParentWatch": 530,
 }
 # Scrapy's own extensions without the remote-control and telnet consoles: both are off
 # above, and never wanted in this project (each runs code sent over a socket), but

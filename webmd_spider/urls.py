@@ -617,10 +617,10 @@ def follow_rejection(url: str, documents: bool = False) -> str | None:
     Reasons are short machine-style strings: ``"scheme:mailto"`` (anything
     but http/https, ``"scheme:none"`` for a relative URL), ``"too-long"``
     (over :data:`MAX_FOLLOW_URL_LENGTH` characters), ``"feed"``,
-    ``"api-path"`` and ``"asset:.png"`` (an extension in
-    :data:`NON_PAGE_EXTENSIONS`). With ``documents`` (the crawl converts PDF and
-    DOCX files: ``parse_documents``) a link to one of :data:`DOCUMENT_EXTENSIONS` may
-    be a page. Expects an absolute URL, already resolved.
+    ``"api-path"``, ``"asset:.png"`` (an extension in :data:`NON_PAGE_EXTENSIONS`)
+    and ``"document:.pdf"`` (one of :data:`DOCUMENT_EXTENSIONS`, when the crawl does
+    not convert documents). With ``documents`` (``parse_documents``) a link to a PDF
+    or DOCX file may be a page. Expects an absolute URL, already resolved.
     """
     text = url.strip()
     try:
@@ -642,7 +642,10 @@ def follow_rejection(url: str, documents: bool = False) -> str | None:
         return "feed"
     if named and (named[0] in API_PREFIX_SEGMENTS or any(s in API_SEGMENTS for s in named)):
         return "api-path"
-    if ext in NON_PAGE_EXTENSIONS and not (documents and ext in DOCUMENT_EXTENSIONS):
+    if ext in DOCUMENT_EXTENSIONS:
+        # counted apart from assets: the run chose not to convert documents
+        return None if documents else f"document:{ext}"
+    if ext in NON_PAGE_EXTENSIONS:
         return f"asset:{ext}"
     return None
 

@@ -67,7 +67,7 @@ def test_document_links_are_followed_only_when_documents_are_parsed(
 ) -> None:
     assert follow_rejection(url, documents=True) == reason
     if url.lower().endswith((".pdf", ".docx")):
-        assert follow_rejection(url) == "asset:" + url[url.rindex(".") :].lower()
+        assert follow_rejection(url) == "document:" + url[url.rindex(".") :].lower()
 
 
 def test_classify_response_lets_documents_through_only_when_asked() -> None:

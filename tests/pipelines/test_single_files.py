@@ -195,8 +195,12 @@ class _Crawler:
     stats = None
 
 
-def pipeline(llms: Path | None, combined: Path | None) -> SingleFilesPipeline:
-    options = JobOptions(llms_txt=str(llms or ""), combined=str(combined or ""))
+def pipeline(
+    llms: Path | None, combined: Path | None, *, incremental: bool = False
+) -> SingleFilesPipeline:
+    options = JobOptions(
+        llms_txt=str(llms or ""), combined=str(combined or ""), incremental=incremental
+    )
     crawler: Any = _Crawler()
     attach(crawler, RunContext(options=options))
     return SingleFilesPipeline.from_crawler(crawler)
@@ -247,7 +251,7 @@ def test_pipeline_routes_new_unchanged_removed_and_other_rows(
     assert urls_of(combined) == first
     assert [p.url for p in parse_full(read(llms / "llms-full.txt"))[2]] == first
 
-    pipe = pipeline(llms, combined)
+    pipe = pipeline(llms, combined, incremental=True)
     with caplog.at_level(logging.WARNING, logger="webmd_spider.pipelines.single_files"):
         for row in (
             page("/c", None, "unchanged"),
@@ -268,7 +272,7 @@ def test_pipeline_routes_new_unchanged_removed_and_other_rows(
     ]
 
     # /b now redirects to /b-old: the page found through /b replaces the entry of /b
-    pipe = pipeline(llms, combined)
+    pipe = pipeline(llms, combined, incremental=True)
     pipe.process_item(page("/b-old", "# B again\n\nText b-old.", "new", url=now[2]))
     pipe.close_spider()
     assert urls_of(combined) == ["https://example.com/b-old", *now[:2]]
@@ -298,3 +302,16 @@ def test_an_unusable_path_is_an_options_error(
         )
     if llms == "llms":  # the output set up before the error left nothing behind
         assert list((tmp_path / "llms").iterdir()) == []
+
+
+def test_a_full_run_starts_the_files_afresh(tmp_path: Path) -> None:
+    llms, combined = tmp_path / "llms", tmp_path / "all.md"
+    pipe = pipeline(llms, combined)
+    pipe.process_item(page("/a", "# A\n\nText a.", None))
+    pipe.close_spider()
+    # another run into the same files, not incremental: what it did not write is gone
+    other = pipeline(llms, combined)
+    other.process_item(page("/b", "# B\n\nText b.", None))
+    other.close_spider()
+    assert urls_of(combined) == ["https://example.com/b"]
+    assert [p.url for p in parse_full(read(llms / "llms-full.txt"))[2]] == ["https://example.com/b"]

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -32,9 +32,12 @@ import uvicorn
 from fpdf import FPDF
 
 from webmd_spider.demo.server import SiteServer
+from webmd_spider.items import Row, page_row, site_row
 from webmd_spider.service import serve
 from webmd_spider.service.http_api import (
+    LOOPBACK_HOSTS,
     ClientLimiter,
+    CrawlJob,
     QueueFull,
     ServiceConfig,
     create_app,
@@ -139,9 +142,16 @@ class ApiServer:
         self._thread.join()
         self._socket.close()
 
-    def post(self, body: Any, token: str | None = None, **kwargs: Any) -> httpx.Response:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.post(self.url, json=body, headers=headers, timeout=CLIENT_TIMEOUT, **kwargs)
+    def post(
+        self, body: Any, token: str | None = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        sent = {"Authorization": f"Bearer {token}"} if token else {}
+        sent.update(headers or {})
+        return httpx.post(self.url, json=body, headers=sent, timeout=CLIENT_TIMEOUT)
+
+
+#: the content type of a JSON body sent as raw bytes
+JSON = {"content-type": "application/json"}
 
 
 @contextlib.contextmanager
@@ -283,6 +293,8 @@ def test_parse_pdf_false_neither_fetches_nor_fails_pdfs(content_crawls: Any) -> 
     origin, site, narrow, _ = content_crawls
     assert site.narrow_pdf_hits == 0
     assert "/docs/report.pdf" not in _paths(narrow, origin)
+    # counted as skipped with the blog link urlRegex left out: neither fetched nor failed
+    assert narrow["metadata"]["numSkipped"] >= 2
     assert narrow["metadata"]["numFailed"] == 0
 
 
@@ -433,8 +445,26 @@ def test_bad_input_is_a_400_naming_the_field(local_api: ApiServer, body: Any, fi
 
 
 def test_a_body_that_is_not_json_is_a_400(local_api: ApiServer) -> None:
-    answer = httpx.post(local_api.url, content=b"{url: nope", timeout=CLIENT_TIMEOUT)
+    answer = httpx.post(local_api.url, content=b"{url: nope", headers=JSON, timeout=CLIENT_TIMEOUT)
     assert answer.status_code == 400 and "not JSON" in answer.json()["message"]
+
+
+def test_a_body_not_sent_as_json_is_a_415(local_api: ApiServer) -> None:
+    # what a web page can POST anywhere without asking first (no CORS preflight)
+    body = b'{"url": "http://x.example/"}'
+    for headers in ({"content-type": "text/plain"}, {}):
+        answer = httpx.post(local_api.url, content=body, headers=headers, timeout=CLIENT_TIMEOUT)
+        assert answer.status_code == 415
+        assert answer.json()["error"] == "UNSUPPORTED_MEDIA_TYPE"
+
+
+def test_a_loopback_server_answers_only_loopback_host_names(tmp_path: Path) -> None:
+    # DNS rebinding: a page's own name resolved to 127.0.0.1 carries that name as Host
+    with api_server(tmp_path / "state", allowed_hosts=LOOPBACK_HOSTS) as api:
+        rebound = api.post({"url": "http://x.example/"}, headers={"host": "evil.example"})
+        local = api.post({"url": "http://x.example/", "maxPages": 0})
+    assert rebound.status_code == 400 and "maxPages" not in rebound.text
+    assert local.status_code == 400 and "maxPages" in local.json()["message"]
 
 
 def test_a_token_is_required_when_configured(tmp_path: Path) -> None:
@@ -455,7 +485,7 @@ def test_a_too_large_body_is_413(tmp_path: Path) -> None:
         declared = api.post({"url": "http://x.example/", "urlRegex": "a" * 2000})
         # a chunked body declares no length: refused once too much has arrived
         chunks = (b"x" * 400 for _ in range(10))
-        streamed = httpx.post(api.url, content=chunks, timeout=CLIENT_TIMEOUT)
+        streamed = httpx.post(api.url, content=chunks, headers=JSON, timeout=CLIENT_TIMEOUT)
         small = api.post({"url": "http://x.example/", "maxPages": 0})
     for refused in (declared, streamed):
         assert refused.status_code == 413
@@ -620,3 +650,32 @@ def test_the_limiter_queues_then_refuses() -> None:
     with ThreadPoolExecutor(1) as pool:
         events = pool.submit(asyncio.run, scenario()).result()
     assert events == ["waiting done: False", "second runs"]
+
+
+def test_the_answer_holds_at_most_max_pages_and_then_stops_the_crawl() -> None:
+    # with followSubdomains up to 20 websites join, each with its own page budget
+    stop = threading.Event()
+    handed: list[str] = []
+
+    def rows() -> Generator[Row, None, dict[str, Any]]:
+        for i in range(5):
+            handed.append(f"p{i}")
+            yield page_row(url=f"http://a.example/p{i}")
+        yield site_row(url="http://a.example/")
+        return {"rows": {"page": 5, "site": 1}}
+
+    async def run() -> CrawlJob:
+        loop = asyncio.get_running_loop()
+        job = CrawlJob(rows(), loop, lambda: None, stop, max_pages=2)
+        job.start()
+        await job.done.wait()
+        return job
+
+    # a loop of its own in a thread: the test thread's loop is pytest-twisted's
+    with ThreadPoolExecutor(1) as pool:
+        job = pool.submit(lambda: asyncio.run(run())).result(timeout=60)
+    kept = job.rows()
+    pages = [r.url for r in kept if r.row_type == "page"]
+    assert pages == ["http://a.example/p0", "http://a.example/p1"]
+    assert [r.row_type for r in kept][-1] == "site"  # the site row still comes through
+    assert stop.is_set() and job.summary == {"rows": {"page": 5, "site": 1}}

@@ -24,6 +24,9 @@ from webmd_spider.documents import convert_document, sniff
 from webmd_spider.extract import Document, ExtractOptions, extract
 from webmd_spider.rows.page_rows import document_columns, is_empty
 
+#: ``extract_page(document=HTML)``: convert as HTML whatever the bytes look like
+HTML = "html"
+
 
 @dataclass
 class PageWork:
@@ -59,11 +62,13 @@ def extract_page(
 
     ``url`` is the page's final URL (what the row's ``final_url`` and the chunks'
     ``url`` are). ``document`` names the document kind the response declared
-    (``"pdf"``, ``"docx"``); without it a body whose bytes say PDF or DOCX is converted
-    as one, anything else as HTML. Never raises for any page (``extract()`` and
-    ``convert_document()`` do not).
+    (``"pdf"``, ``"docx"``), or ``"html"`` for a body known to be HTML; without it a
+    body whose bytes say PDF or DOCX is converted as one, anything else as HTML. Never
+    raises for any page (``extract()`` and ``convert_document()`` do not).
     """
-    kind = document or sniff(body)
+    # "html": the caller knows it is HTML (text handed to api.convert, an MCP tool's
+    # argument): a body that merely starts with %PDF- is not parsed as a PDF
+    kind = None if document == HTML else (document or sniff(body))
     spans = None
     if kind is not None:
         converted = convert_document(body, url, kind, options)

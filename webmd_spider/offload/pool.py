@@ -72,6 +72,7 @@ import sys
 import time
 from collections import deque
 
+from webmd_spider.documents.detect import sniff
 from webmd_spider.extract import ExtractOptions
 from webmd_spider.offload.page_work import PageWork
 from webmd_spider.offload.worker import READY
@@ -485,7 +486,10 @@ class ExtractPool:
         when the page ran past the deadline, :class:`PoolClosed` when the pool closed
         meanwhile (or was closed already).
         """
-        large = len(body) >= WAIT_FOR_WORKER_BYTES
+        # a PDF or DOCX waits for a worker whatever its size: a few kilobytes of one can
+        # cost minutes of CPU (shared content streams, inflated XML), and only a
+        # worker has a deadline
+        large = len(body) >= WAIT_FOR_WORKER_BYTES or sniff(body) is not None
         give_up = time.monotonic() + self.deadline + ROOM_WAIT_EXTRA_SECS
         resubmitted = False
         while True:

@@ -94,7 +94,9 @@ class SingleFilesPipeline:
     def _add(self, what: str, where: Path, sidecar: Path, option: str) -> None:
         try:
             sidecar.parent.mkdir(parents=True, exist_ok=True)
-            collection = PageCollection(sidecar)
+            # a full run starts the files afresh; an incremental one updates them
+            resume = run_context(self.crawler).options.incremental
+            collection = PageCollection(sidecar, resume=resume)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise OptionsError(f"{option}: cannot write {where}: {reason}") from None

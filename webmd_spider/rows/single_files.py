@@ -101,10 +101,14 @@ class PageCollection:
     OSError at construction when the sidecar's folder cannot be written (or the old
     sidecar cannot be read)."""
 
-    def __init__(self, sidecar: Path) -> None:
+    def __init__(self, sidecar: Path, *, resume: bool = True) -> None:
+        """``resume``: build on the previous run's sidecar (an incremental run); False
+        starts the files afresh, as a full run must (a page gone from the site, or
+        another site written to the same place before, must not stay)."""
         self.sidecar = sidecar
         #: the previous run's entries: canonical URL -> (offset, length) in the sidecar
-        self._old: dict[str, tuple[int, int]] = _index(sidecar) if sidecar.exists() else {}
+        known = resume and sidecar.exists()
+        self._old: dict[str, tuple[int, int]] = _index(sidecar) if known else {}
         _probe(sidecar.parent)
         self._staging_path = sidecar.with_name(f"{sidecar.name}.tmp-{os.getpid()}")
         #: opened at the first page: a run that never starts leaves nothing behind

@@ -39,6 +39,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -141,6 +143,14 @@ class ServiceConfig:
     #: further crawl options for every crawl (``{"host_delay": "0"}`` for a server that
     #: crawls only your own sites); not the options a request decides
     crawl_options: Mapping[str, Any] = field(default_factory=dict)
+    #: the Host header values a request may carry (names, no port); None: any. A
+    #: server on loopback without a token allows only its loopback names, so a web
+    #: page that rebinds its own domain to 127.0.0.1 cannot reach it (DNS rebinding)
+    allowed_hosts: tuple[str, ...] | None = None
+
+
+#: ``allowed_hosts`` of a server bound to loopback
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,7 +374,7 @@ def page_result(row: Row, shorten_images: bool) -> dict[str, Any]:
 
 #: rejection reasons (the run summary's ``rejected_counts`` keys) that the request's own
 #: filters decide: what the hosted API counts as skipped, beside robots.txt's refusals
-_SKIP_REASONS = ("excluded by pattern", "not matched by any include pattern", ".pdf", ".docx")
+_SKIP_REASONS = ("excluded by pattern", "not matched by any include pattern", "document")
 
 
 def skipped_by_filters(summary: dict[str, Any]) -> int:
@@ -492,6 +502,7 @@ class CrawlJob:
         loop: asyncio.AbstractEventLoop,
         on_finished: Callable[[], None],
         abandoned: threading.Event,
+        max_pages: int | None = None,
     ) -> None:
         """Wrap a crawl's row generator, made with ``stop_event=abandoned`` (setting it
         stops the child even while the thread waits for a row); :meth:`start` starts
@@ -502,6 +513,11 @@ class CrawlJob:
         self._lock = threading.Lock()
         self._collected: list[Row] = []
         self._abandoned = abandoned
+        #: page rows the answer may hold: max_pages counts per website in the crawl,
+        #: and with followSubdomains up to 20 more websites join; the answer's maxPages
+        #: is for the whole answer
+        self._max_pages = max_pages
+        self._pages = 0
         #: the run summary, once the crawl has ended (api.crawl's return value)
         self.summary: dict[str, Any] = {}
         self.done = asyncio.Event()
@@ -526,6 +542,11 @@ class CrawlJob:
         try:
             while True:
                 row = next(self._rows)
+                if row.row_type == "page":
+                    if self._max_pages is not None and self._pages >= self._max_pages:
+                        self._abandoned.set()  # enough pages: the crawl stops
+                        continue
+                    self._pages += 1
                 with self._lock:
                     self._collected.append(row)
         except StopIteration as end:  # the crawl ended: its value is the run summary
@@ -613,6 +634,13 @@ class CrawlService:
             response = _error(401, "UNAUTHORIZED", "a valid bearer token is required")
             response.headers["WWW-Authenticate"] = "Bearer"
             return response
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            # a web page may POST text/plain to any address without asking first (no
+            # CORS preflight); a JSON content type it cannot send that way
+            return _error(
+                415, "UNSUPPORTED_MEDIA_TYPE", "the body must be sent as application/json"
+            )
         raw = await self._body(request)
         if raw is None:
             limit = self.config.max_body_bytes
@@ -663,7 +691,7 @@ class CrawlService:
             self.jobs.discard(job)
             self.limiter.release(client)
 
-        job = CrawlJob(rows, loop, finished, abandoned)
+        job = CrawlJob(rows, loop, finished, abandoned, crawl_request.max_pages)
         self.jobs.add(job)
         job.start()
         timed_out = False
@@ -705,8 +733,13 @@ def create_app(config: ServiceConfig) -> Starlette:
     """The ASGI app serving ``POST /web/crawl`` with this config. Raises ValueError for
     a config it cannot run with (an unusable state folder, say)."""
     service = CrawlService(config)
+    middleware = []
+    if config.allowed_hosts is not None:
+        # answers 400 to any other Host header
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=config.allowed_hosts))
     app = Starlette(
         routes=[Route("/web/crawl", service.crawl, methods=["POST"])],
+        middleware=middleware,
         lifespan=service.lifespan,
     )
     app.state.service = service

@@ -101,12 +101,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from webmd_spider.service.http_api import ServiceConfig, create_app
+        from webmd_spider.service.http_api import LOOPBACK_HOSTS, ServiceConfig, create_app
     except ImportError as exc:
         sys.stderr.write(f"webmd serve needs Starlette and uvicorn ({exc}): {EXTRA_HINT}\n")
         return 1
     config = ServiceConfig(
-        state_dir=Path(args.state_dir), allow_local=args.allow_local, token=args.token
+        state_dir=Path(args.state_dir),
+        allow_local=args.allow_local,
+        token=args.token,
+        # on loopback only loopback names: no DNS-rebinding page reaches it
+        allowed_hosts=LOOPBACK_HOSTS if is_loopback(args.host) else None,
     )
     try:
         app = create_app(config)
