@@ -50,6 +50,10 @@ Work per document is bounded by counts, not by time: at most :data:`MAX_PAGES` p
 and :data:`MAX_TEXT_CHARS` characters of text are converted (the row is then
 ``truncated``, with a note), at most :data:`MAX_LINKS` links are read, and pypdf's
 decoders stop at :data:`_PYPDF_LIMITS`.
+
+Why one file of over 500 lines: reading text runs, rebuilding lines, paragraphs and
+headings from them, and the unsupported reasons share one page model and one set of
+bounds.
 """
 
 from __future__ import annotations

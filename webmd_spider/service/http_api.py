@@ -21,6 +21,10 @@ The path of one request:
    generator), until it ends or ``timeoutMS`` passes; a crawl cut short answers with
    the rows it has, and its child is stopped in the background;
 6. the answer: one result per page or failed URL, and the counts.
+
+Why one file of over 500 lines: the request's fields, their mapping onto crawl options,
+the answer's shape and the cache key are one contract with the hosted API; the limiter
+and the crawl job are the small rest.
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ pages of an incremental run behind every new one, junk sitemaps' pages behind th
 links (``SitemapJudge``). With ``follow_subdomains`` a link to another host of the
 website's domain is followed onto that website, which joins the crawl
 (``spiders/subdomains.py``).
+
+Why one file of over 500 lines: what may be queued is one decision over one set of
+per-website records (seen, held, too deep, robots, budgets); scope, robots, priorities
+and resume all read and write them.
 """
 
 from __future__ import annotations

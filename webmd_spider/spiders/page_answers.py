@@ -12,6 +12,10 @@ that cannot be converted is an ``unsupported`` row. Within one website and run a
 is written once: a discovered page (not a URL the user typed) whose ``content_hash``
 equals a written page's, or in an incremental run a still-known page's of an earlier
 run, is rejected as ``duplicate:content of URL`` (its links are still followed).
+
+Why one file of over 500 lines: an answer, a failure and a document are three doors to
+one row-making path (duplicates, budgets, incremental state, the recorder), kept
+together so that no door skips a step.
 """
 
 from __future__ import annotations
