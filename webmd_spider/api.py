@@ -248,14 +248,25 @@ def _follow(child: CrawlChild, stop_event: threading.Event | None = None) -> Ite
             handle.close()
 
 
-def _failure(log: Path, code: int) -> Exception:
-    """The exception for a child that exited with ``code``: its start-up refusal as an
-    OptionsError (the CLI's one-line message), else a CrawlError with its last error."""
-    last_error = ""
+def start_refusal(log: Path) -> str | None:
+    """The child's one-line start-up refusal ("Cannot start the crawl: <reason>") from
+    its log, or None."""
     with contextlib.suppress(OSError):
         for line in log.read_text("utf-8", "replace").splitlines():
             if START_REFUSAL in line:
-                return OptionsError(line.split(START_REFUSAL, 1)[1].strip())
+                return line.split(START_REFUSAL, 1)[1].strip()
+    return None
+
+
+def _failure(log: Path, code: int) -> Exception:
+    """The exception for a child that exited with ``code``: its start-up refusal as an
+    OptionsError (the CLI's one-line message), else a CrawlError with its last error."""
+    refusal = start_refusal(log)
+    if refusal is not None:
+        return OptionsError(refusal)
+    last_error = ""
+    with contextlib.suppress(OSError):
+        for line in log.read_text("utf-8", "replace").splitlines():
             if "ERROR" in line or "CRITICAL" in line:
                 last_error = line.strip()
     reason = last_error or "no error logged"

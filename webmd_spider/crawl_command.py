@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from webmd_spider.api import START_REFUSAL, crawl_values, read_summary, stop
+from webmd_spider.api import crawl_values, read_summary, start_refusal, stop
 from webmd_spider.crawl_process import FEED_FORMATS, feed_format, start_crawl
 from webmd_spider.options import DISCOVERY_MODES, OptionsError
 from webmd_spider.rows.ledger import format_counts
@@ -234,17 +234,6 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _screen_display() -> str:
     return "bar" if sys.stderr.isatty() else "line"
-
-
-def start_refusal(log: Path) -> str | None:
-    """The child's one-line start-up refusal, from its log."""
-    try:
-        for line in log.read_text("utf-8", "replace").splitlines():
-            if START_REFUSAL in line:
-                return line.split(START_REFUSAL, 1)[1].strip()
-    except OSError:
-        return None
-    return None
 
 
 def diagnostics(feed: Path) -> list[str]:

@@ -46,11 +46,17 @@ class CrawlChild:
     @property
     def summary_file(self) -> Path:
         """The run summary the child writes beside its feed."""
-        return self.feed.with_name(self.feed.name + ".summary.json")
+        return summary_path(self.feed)
 
     def cleanup(self) -> None:
         """Remove the job file (the options the child was given)."""
         self.job_file.unlink(missing_ok=True)
+
+
+def summary_path(feed: Path) -> Path:
+    """Where the run summary of a crawl writing ``feed`` goes (extensions/run_summary.py
+    puts it beside the first local feed)."""
+    return feed.with_name(feed.name + ".summary.json")
 
 
 def feed_format(path: Path) -> str:
@@ -74,12 +80,6 @@ def job_values(options: JobOptions) -> dict[str, Any]:
     }
 
 
-def validate(arguments: Mapping[str, Any]) -> JobOptions:
-    """The options these spider arguments give (settings' defaults apply in the child);
-    raises OptionsError with the spider's message."""
-    return build_options({}, arguments)
-
-
 def start_crawl(
     values: Mapping[str, Any],
     *,
@@ -99,12 +99,12 @@ def start_crawl(
     its own, so a terminal's Ctrl-C reaches only its parent (which stops it)."""
     if display not in DISPLAYS:
         raise ValueError(f"display must be one of {DISPLAYS}, got {display!r}")
-    validate(values)
+    build_options({}, values)  # the spider's messages, before a process starts
     fmt = feed_format(feed)
     feed.parent.mkdir(parents=True, exist_ok=True)
     # A crawl that fails at start-up writes nothing: never leave an older file to read.
     feed.unlink(missing_ok=True)
-    feed.with_name(feed.name + ".summary.json").unlink(missing_ok=True)
+    summary_path(feed).unlink(missing_ok=True)
     handle, name = tempfile.mkstemp(prefix="webmd-job-", suffix=".json")
     with os.fdopen(handle, "w", encoding="utf-8") as job:
         # default=str: a Path given as a folder option reads as its text

@@ -125,9 +125,10 @@ class ProgressLog:
 
     def _start_bar(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import Progress as Bar
 
-        self._bar = Progress(
+        self._bar = Bar(
             TextColumn("[bold]crawling"),
             BarColumn(bar_width=24),
             TextColumn("{task.fields[count]}"),
