@@ -253,3 +253,20 @@ def test_photo_credits_and_an_agency_sign_off_go_but_a_source_line_stays() -> No
     doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
     assert "Bestimage" not in doc.text and "PAP" not in doc.text
     assert "Quelle: Landesregierung" in doc.text
+
+
+def test_thumbnail_teaser_cards_after_the_text_go_but_its_own_pictures_stay() -> None:
+    cards = "".join(
+        f"<a href='/story/{i}'><div class='col'><img src='/thumbs/{i}.jpg' alt=''>"
+        f"<div>Another story of the week, number {i}</div></div></a>"
+        for i in range(3)
+    )
+    own = (
+        "<p><a href='/media/barrier-full.jpg'><img src='/media/barrier.jpg' alt='The barrier'>"
+        "</a></p><figure><img src='/media/tide.jpg' alt='The tide'></figure>"
+    )
+    body = f"<p>{PROSE}</p><p>{PROSE}</p>{own}<div class='row'>{cards}</div>"
+    doc = extract(article(body), URL)
+    assert "Another story" not in doc.markdown
+    assert "/media/barrier.jpg" in doc.markdown and "/media/tide.jpg" in doc.markdown
+    assert doc.text.count("The council met") == 6

@@ -631,7 +631,7 @@ class _Trimmer:
             if element in self.protected or self.chars(element) == 0:
                 kept.append(element)
                 continue
-            if _holds(element, _KEPT_AFTER_TEXT):
+            if _holds(element, _KEPT_AFTER_TEXT) and not _teaser_images(element):
                 kept.append(element)
                 continue
             share = self.link_share(element)
@@ -872,6 +872,23 @@ def _under(element: Element, root: Element) -> bool:
 def _holds(element: Element, tags: tuple[str, ...]) -> bool:
     """`element` is or holds one of `tags`."""
     return element.tag in tags or next(element.iterdescendants(*tags), None) is not None
+
+
+def _teaser_images(element: Element) -> bool:
+    """Every image of `element` is a thumbnail inside a link to another page (not to an
+    image file, as a lightbox's is), and it holds nothing else `_KEPT_AFTER_TEXT` keeps
+    (code, a table, an embed): a grid of teaser cards, whose pictures do not make it
+    more than its links. A figure of the text after its last paragraph is no link, or
+    links to the picture itself."""
+    images = 0
+    for found in element.iter(*_KEPT_AFTER_TEXT):
+        if found.tag != "img":
+            return False
+        link = next((a for a in found.iterancestors("a") if a.get("href")), None)
+        if link is None or v.IMAGE_HREF.search(link.get("href", "")):
+            return False
+        images += 1
+    return images > 0
 
 
 def _leaf_label(element: Element, tag: str) -> bool:

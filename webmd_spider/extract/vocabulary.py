@@ -690,6 +690,9 @@ RELATED_INLINE = re.compile(
 RELATED_INLINE_MAX_CHARS = 300
 #: A block after the text's last paragraph with this share of link text is chrome.
 TAIL_LINK_SHARE = 0.6
+#: A link to a picture file (a lightbox, the full-size image): the picture itself, not
+#: another page.
+IMAGE_HREF = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)(?:[?#]|$)", re.IGNORECASE)
 #: A short block after the text's last paragraph with no sentence end: a label, a
 #: button ("Zurück", "Share this page"), a contact line left without its block.
 TAIL_LABEL_MAX_CHARS = 40
