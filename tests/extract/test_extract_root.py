@@ -592,6 +592,36 @@ def test_ad_labels_go() -> None:
     assert text.count("Advertisement") == 1, "a sentence about ads is text"
 
 
+def test_ad_labels_in_other_languages_go_and_a_split_sentence_joins() -> None:
+    body = (
+        "<article><h1>Story</h1>"
+        + prose(4)
+        + "<p>- Anzeige -</p><div><span>Reklama</span></div><div>PUBLICIDAD</div>"
+        + prose(4)
+        + "<p>Die Werbung der Stadt kostet viel.</p></article>"
+    )
+    text = select(body).root.text_content()
+    assert "Anzeige" not in text and "Reklama" not in text and "PUBLICIDAD" not in text
+    assert "Die Werbung der Stadt" in text, "a sentence about ads is text"
+
+
+def test_a_label_word_in_a_data_table_cell_stays_in_its_column() -> None:
+    rows = "".join(
+        f"<tr><td>{n}</td><td>{topic}</td><td>S. {n * 10}</td></tr>"
+        for n, topic in enumerate(["Marketing", "Werbung", "Advertisement", "Vertrieb"], 1)
+    )
+    body = (
+        "<article><h1>Contents</h1>"
+        + prose(4)
+        + f"<table><tr><th>No.</th><th>Chapter</th><th>Page</th></tr>{rows}</table>"
+        + "</article>"
+    )
+    root = select(body).root
+    cells = [[c.text_content() for c in tr.iter("td", "th")] for tr in root.iter("tr")]
+    assert cells[2] == ["2", "Werbung", "S. 20"]
+    assert cells[3] == ["3", "Advertisement", "S. 30"]
+
+
 def test_an_h2_opening_the_title_beats_a_section_banner_h1() -> None:
     title = "Babies Who Eat Peanuts Early May Avoid Allergy"
     side = "".join(

@@ -69,6 +69,7 @@ from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, PROSE, Element,
 from webmd_spider.extract.survey import chrome_candidates
 from webmd_spider.extract.tree_position import _ancestors_below, _depth_below, _element_before
 
+_TABLE_PARTS = frozenset({"td", "th", "tr", "thead", "tbody", "tfoot", "table"})
 _SPACES = re.compile(r"\s+")
 _STRING = etree.XPath("string()")
 _COOKIE_TEXTS = etree.XPath(
@@ -310,15 +311,21 @@ class Cleaner:
         self._remove_with_bare_wrappers(controls)
 
     def _remove_with_bare_wrappers(self, elements: list[Element]) -> None:
-        """Remove each element together with the ancestors that hold no other text."""
+        """Remove each element together with the ancestors that hold no other text.
+        A table's cell, row or section is never one of them: a cell whose whole text is
+        "Werbung" or "Print" in a table of contents is data, and taking it out would
+        shift the row's columns (or lose the row)."""
         doomed = []
         for holder in elements:
+            if holder.tag in _TABLE_PARTS:
+                continue
             size = self.stats.chars(holder)
             parent = holder.getparent()
             while (
                 parent is not None
                 and parent is not self.root
                 and parent not in self.protected
+                and parent.tag not in _TABLE_PARTS
                 and self.stats.chars(parent) == size
             ):
                 holder, parent = parent, parent.getparent()

@@ -63,7 +63,10 @@ def _leaf_labels(text: str) -> tuple[bool, bool, bool]:
     """(an ad label, a tag-list label, a reading time): what the whole text of a leaf
     element (or a text node) is."""
     chars = len(text.strip())  # a leaf's measured characters
-    ad_label = chars <= v.AD_LABEL_MAX_CHARS and " ".join(text.split()).lower() in v.AD_LABELS
+    ad_label = (
+        chars <= v.AD_LABEL_MAX_CHARS
+        and " ".join(text.split()).lower().strip(v.AD_LABEL_EDGES) in v.AD_LABELS
+    )
     tag_label = chars <= v.TAG_LIST_LABEL_MAX_CHARS and v.TAG_LIST_LABELS.match(text) is not None
     reading_time = (
         chars <= v.READING_TIME_MAX_CHARS

@@ -459,8 +459,17 @@ AD_LABELS = frozenset(
         *("article continues below", "article continues below advertisement"),
         *("continue reading below", "continue reading the main story", "skip advertisement"),
         *("content continues below", "ad feedback", "report this ad"),
+        # the same label in other languages (de, fr, es, pt, it, nl, pl/cs, nordic,
+        # fi, ru, tr, ja/zh)
+        *("anzeige", "werbung", "gesponsert", "publicité", "publicidad", "anuncio"),
+        *("patrocinado", "contenido patrocinado", "publicidade", "pubblicità"),
+        *("advertentie", "gesponsord", "reklama", "annons", "annonse", "annonce"),
+        *("reklame", "mainos", "реклама", "reklam", "広告", "广告"),
     }
 )
+#: Characters around an ad label that are not part of it ("- Anzeige -", "— AD —").
+AD_LABEL_EDGES = " -\u2013\u2014*:|\u00b7\u2022[]()"
+
 AD_LABEL_MAX_CHARS = 40
 
 #: UI-word blocks: a short block (at most UI_BLOCK_MAX_CHARS) whose every word is
