@@ -669,6 +669,8 @@ MORE_HEADINGS = re.compile(
     r"|verwandte|weitere|mehr|neueste|letzte|aktuelle|ähnliche|beliebte|empfohlen|lesen\s+sie"
     r"|zum\s+weiterlesen|noch\s+mehr|entdecke|temas\s+relacionad\w*|notas\s+relacionad\w*"
     r"|das\s+könnte|dies\s+könnte|auch\s+interessant|zum\s+thema|passend"
+    r"|weiterführende[rs]?\s+(?:informationen|links?|artikel|beiträge|themen|inhalte)"
+    r"|further\s+information"
     r"|à\s+lire|a\s+lire|lire\s+aussi|voir\s+aussi|sur\s+le\s+même|plus\s+de|les\s+plus|dans\s+la\s+même"
     r"|lee\s+también|leer\s+más|ver\s+también|más\s+(?:noticias|de|leídas)|te\s+puede|noticias\s+relacionadas"
     r"|leia\s+(?:também|mais)|veja\s+(?:também|mais)|saiba\s+mais|mais\s+(?:lidas|notícias)"
