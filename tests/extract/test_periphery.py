@@ -273,7 +273,9 @@ def test_thumbnail_teaser_cards_after_the_text_go_but_its_own_pictures_stay() ->
 
 
 def test_a_further_information_list_of_the_site_goes_but_one_of_sources_stays() -> None:
-    own = "".join(f"<li><a href='/themen/{i}'>Informationen zum Thema {i}</a></li>" for i in range(2))
+    own = "".join(
+        f"<li><a href='/themen/{i}'>Informationen zum Thema {i}</a></li>" for i in range(2)
+    )
     body = f"<p>{PROSE}</p><p>{PROSE}</p><h3>Weiterführende Informationen</h3><ul>{own}</ul>"
     doc = extract(article(body), URL)
     assert "Informationen zum Thema" not in doc.text and "Weiterführende" not in doc.text
