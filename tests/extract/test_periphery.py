@@ -286,3 +286,20 @@ def test_a_further_information_list_of_the_site_goes_but_one_of_sources_stays() 
     body = f"<p>{PROSE}</p><p>{PROSE}</p><h3>Further information</h3><ul>{sources}</ul>"
     doc = extract(article(body), URL)
     assert "Report of agency 2" in doc.text
+
+
+def test_advertising_and_affiliate_disclosures_go_but_text_about_advertising_stays() -> None:
+    disclosures = (
+        "<p><em>This post may contain affiliate links. If you buy through them, we may earn "
+        "a commission at no extra cost to you.</em></p>"
+        "<p>*Werbung. Dieser Beitrag enthält Werbung für Beispiel GmbH.</p>"
+    )
+    about = (
+        "<p>The council's advertising budget for the barrier campaign doubled this year, "
+        "and the sponsored posters went up in every district.</p>"
+    )
+    body = f"{disclosures}<p>{PROSE}</p>{about}<p>{PROSE}</p>"
+    doc = extract(article(body), URL)
+    assert "affiliate" not in doc.text and "Werbung" not in doc.text
+    assert "advertising budget" in doc.text
+    assert doc.text.count("The council met") == 6

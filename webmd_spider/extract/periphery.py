@@ -89,6 +89,8 @@ _HEADINGS = tuple(_HEADING_RANK)
 _SUBHEADINGS = ("h2", "h3", "h4", "h5", "h6")
 _INLINE_PARENTS = frozenset({"p", "a", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"})
 _PROMPT_TAGS = ("p", "div", "section", "form", "aside")
+#: what an advertising disclosure never holds: code, a table, a heading or a list
+_DISCLOSURE_STOPS = ("code", "kbd", "tt", "pre", "table", "ul", "ol", *_HEADINGS)
 #: the most characters an element can hold and be a box by its text and shape alone
 #: (no name of `_BOX_WORDS`): a credit line, a control label, or a prompt, by tag
 _LINE_BOX_MAX_CHARS = {
@@ -287,6 +289,14 @@ class _Trimmer:
             return False
         if chars <= v.UI_LABEL_MAX_CHARS and tag in _UI_TAGS and v.UI_LABEL.match(_text(element)):
             return True  # "Seite teilen", "Zurück zur Übersicht", "Artikel bewerten"
+        if (
+            chars <= v.PROMPT_MAX_CHARS
+            and tag in _PROMPT_TAGS
+            and not _holds(element, _DISCLOSURE_STOPS)
+        ):
+            text = _text(element)
+            if v.DISCLOSURE_KIND.search(text) and v.DISCLOSURE_VOICE.search(text):
+                return True  # "This post contains affiliate links ...", "*Werbung."
         # in the body a prompt asks for an action (a link, a form control); a paragraph of
         # a manual that mentions subscribing does not. The cheap structural tests first:
         # the pattern is a long alternation.

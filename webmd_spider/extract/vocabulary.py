@@ -720,6 +720,26 @@ PROMPT_TEXT = re.compile(
     re.IGNORECASE,
 )
 PROMPT_MAX_CHARS = 300
+#: An advertising or affiliate disclosure (the FTC's endorsement guides, 16 CFR 255;
+#: Germany's "Werbung"/"Anzeige" marking, UWG § 5a): a notice about the page, not its
+#: text. A block of at most PROMPT_MAX_CHARS is one when it names the kind of
+#: advertising (DISCLOSURE_KIND) and speaks of the page or its links as a disclosure does
+#: (DISCLOSURE_VOICE), or opens with the marking word itself.
+DISCLOSURE_KIND = re.compile(
+    r"affiliate|advertis(?:er|ers|ing)\b|references\s+to\s+products|sponsored|paid\s+partnership"
+    r"|werbung|werbende|anzeige|provisions?-?links?|partner-?links?|gesponsert|publicidad"
+    r"|publicité|enlaces?\s+de\s+afiliado|liens?\s+affiliés?",
+    re.IGNORECASE,
+)
+DISCLOSURE_VOICE = re.compile(
+    r"\b(?:this|these)\s+(?:post|article|page|links?|photos?)\b"
+    r"|\b(?:dieser|diese|dieses)\s+(?:beitrag|artikel|post|seite|links?)\b"
+    r"|\b(?:commissions?|compensation|provision|at\s+no\s+(?:additional|extra)\s+cost"
+    r"|gekennzeichnet|verlinkungen|marked\s+with|links?\s+(?:above|below|with|mit)"
+    r"|(?:we|i)\s+(?:may\s+)?(?:earn|receive|get)|(?:ich|wir)\s+(?:erhalte|erhalten|verdiene|bekomme))\b"
+    r"|^\W{0,3}(?:werbung|anzeige|sponsored|advertisement|advertorial)\b",
+    re.IGNORECASE,
+)
 #: Share and recommend prompts, judged only after the text's last paragraph.
 SHARE_TEXT = re.compile(
     r"\b(?:share\s+(?:this|on)|recommend\s+this|tell\s+a\s+friend|teilen\b|empfiehl|weiterempfehlen"
