@@ -303,3 +303,17 @@ def test_advertising_and_affiliate_disclosures_go_but_text_about_advertising_sta
     assert "affiliate" not in doc.text and "Werbung" not in doc.text
     assert "advertising budget" in doc.text
     assert doc.text.count("The council met") == 6
+
+
+def test_an_embeds_consent_placeholder_goes() -> None:
+    placeholder = (
+        "<div class='embed'><p>An dieser Stelle findet Ihr einen externen Inhalt von "
+        "Instagram, der den Artikel ergänzt. Ihr könnt ihn Euch mit einem Klick anzeigen "
+        "lassen.</p></div><div><p>We respect your privacy: the YouTube video sets cookies. "
+        "<a href='/consent'>Click here to load it.</a></p></div>"
+    )
+    body = f"<p>{PROSE}</p>{placeholder}<p>{PROSE}</p><p>Third-party content is a topic.</p>"
+    doc = extract(article(body), URL)
+    assert "Instagram" not in doc.text and "YouTube" not in doc.text
+    assert "Third-party content is a topic." in doc.text
+    assert doc.text.count("The council met") == 6

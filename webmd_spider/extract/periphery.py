@@ -297,6 +297,8 @@ class _Trimmer:
             text = _text(element)
             if v.DISCLOSURE_KIND.search(text) and v.DISCLOSURE_VOICE.search(text):
                 return True  # "This post contains affiliate links ...", "*Werbung."
+            if v.EMBED_CONSENT_SOURCE.search(text) and v.EMBED_CONSENT_ACTION.search(text):
+                return True  # an embed's consent placeholder
         # in the body a prompt asks for an action (a link, a form control); a paragraph of
         # a manual that mentions subscribing does not. The cheap structural tests first:
         # the pattern is a long alternation.

@@ -731,6 +731,22 @@ DISCLOSURE_KIND = re.compile(
     r"|publicité|enlaces?\s+de\s+afiliado|liens?\s+affiliés?",
     re.IGNORECASE,
 )
+#: The placeholder of an embed that waits for consent ("An dieser Stelle findet Ihr
+#: einen externen Inhalt von Instagram ...", "Click to load the YouTube video, which
+#: sets cookies"): it names external content, or a platform with privacy words, and an
+#: action that loads it. The embed itself is not on the page.
+EMBED_CONSENT_SOURCE = re.compile(
+    r"\b(?:externe[nrs]?\s+inhalte?|external\s+(?:content|media)"
+    r"|third[- ]party\s+(?:content|provider)|drittanbieter\w*|drittplattform\w*|contenu\s+externe|contenido\s+externo)"
+    r"|\b(?:youtube|twitter|instagram|vimeo|facebook|tiktok|google\s+maps|spotify|soundcloud)\b"
+    r".{0,200}\b(?:cookies?|datenschutz\w*|privatsphäre|privacy|einverständnis|consent)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+EMBED_CONSENT_ACTION = re.compile(
+    r"\b(?:anzeigen|laden|aktivieren|einverstanden|akzeptier\w*|zustimm\w*|freigeben|verwalten"
+    r"|load|show|display|enable|accept|agree|allow|afficher|charger|mostrar|cargar)\b",
+    re.IGNORECASE,
+)
 DISCLOSURE_VOICE = re.compile(
     r"\b(?:this|these)\s+(?:post|article|page|links?|photos?)\b"
     r"|\b(?:dieser|diese|dieses)\s+(?:beitrag|artikel|post|seite|links?)\b"
