@@ -737,7 +737,8 @@ DISCLOSURE_KIND = re.compile(
 #: action that loads it. The embed itself is not on the page.
 EMBED_CONSENT_SOURCE = re.compile(
     r"\b(?:externe[nrs]?\s+inhalte?|external\s+(?:content|media)"
-    r"|third[- ]party\s+(?:content|provider)|drittanbieter\w*|drittplattform\w*|contenu\s+externe|contenido\s+externo)"
+    r"|third[- ]party\s+(?:content|provider)|drittanbieter\w*|drittplattform\w*"
+    r"|contenu\s+externe|contenido\s+externo)"
     r"|\b(?:youtube|twitter|instagram|vimeo|facebook|tiktok|google\s+maps|spotify|soundcloud)\b"
     r".{0,200}\b(?:cookies?|datenschutz\w*|privatsphäre|privacy|einverständnis|consent)\b",
     re.IGNORECASE | re.DOTALL,
