@@ -578,6 +578,17 @@ def test_a_slideshow_that_is_the_page_and_a_small_gallery_stay() -> None:
     assert "Rural scene" in select(body).root.text_content(), "a few pictures in the text stay"
 
 
+def test_a_dateline_opening_the_lead_sentence_stays_but_a_byline_block_goes() -> None:
+    body = (
+        "<article><h1>Story</h1><p class='byline'>By Jane Roe | March 3, 2025</p>"
+        "<p><span class='dateline'>CAIRO \u2014 </span>Gunmen opened fire on visitors at the "
+        "museum on Wednesday, killing at least 19 people.</p>" + prose(4) + "</article>"
+    )
+    text = " ".join(select(body).root.text_content().split())
+    assert "CAIRO \u2014 Gunmen opened fire" in text
+    assert "Jane Roe" not in text
+
+
 def test_ad_labels_go() -> None:
     body = (
         "<article><h1>Story</h1>"

@@ -126,10 +126,26 @@ class Cleaner:
         self._remove_teaser_cards()
         self._remove_anchor_links()
         for element in bylines:
-            if element.getparent() is not None and _depth_below(element, self.root) > 0:
+            if (
+                element.getparent() is not None
+                and _depth_below(element, self.root) > 0
+                and not self._opens_a_sentence(element)
+            ):
                 self._drop(element)
         if self._scars:
             remove_orphan_headings(self.root, self._scars, self.protected, self.touched)
+
+    def _opens_a_sentence(self, element: Element) -> bool:
+        """`element` is an inline run at the head of a prose paragraph, and the
+        paragraph's sentence goes on after it: a news lead's dateline ("<span
+        class="dateline">KOBE -/span> A total of 6,000 masks ..."), the first words of
+        the text, not a byline block of the page."""
+        if element.tag not in v.INLINE_TAGS:
+            return False
+        parent = element.getparent()
+        if parent is None or (parent.text or "").strip():
+            return False
+        return self.stats.prose(parent) > 0 and bool((element.tail or "").strip())
 
     def _drop(self, element: Element) -> None:
         """Remove `element` (with its tail kept), noting where it was if it held text."""
