@@ -13,7 +13,9 @@ The pipeline parses the page once and walks the tree a small number of times:
 from __future__ import annotations
 
 import re
+from typing import cast
 
+import lxml.html
 from lxml import etree
 
 from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
@@ -81,6 +83,42 @@ def looks_like_js_shell(body: bytes | str) -> bool:
     return bool(mounted and _SCRIPT_SRC.search(raw))
 
 
+#: A JSON-LD ``articleBody`` of at least this many characters ...
+LD_BODY_MIN_CHARS = 500
+#: ... replaces the extracted body when that body holds less than this share of it.
+LD_BODY_SHELL_SHARE = 0.25
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n|\r\n|\n")
+
+
+def _shell_of(article_body: str | None, text: str) -> bool:
+    """The extracted `text` is a small part of the page's own ``articleBody``: the
+    article is rendered by a script, and the HTML holds only its shell (a teaser, the
+    title block)."""
+    return (
+        article_body is not None
+        and len(article_body) >= LD_BODY_MIN_CHARS
+        and len(text) < LD_BODY_SHELL_SHARE * len(article_body)
+    )
+
+
+def _body_region(article_body: str) -> lxml.html.HtmlElement:
+    """An element holding `article_body` as paragraphs (one per line; its markup
+    parsed, when the publisher put HTML in it)."""
+    if "<" in article_body and ">" in article_body:
+        try:
+            region = lxml.html.fragment_fromstring(article_body, create_parent="div")
+            remove_never_content(region, keep_frames=False)
+            return region
+        except (etree.ParserError, ValueError):
+            pass  # not markup after all: its lines are the paragraphs
+    region = lxml.html.Element("div")
+    for line in _PARAGRAPH_BREAK.split(article_body):
+        if line.strip():
+            paragraph = etree.SubElement(region, "p")
+            paragraph.text = line.strip()
+    return region
+
+
 def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOptions) -> Document:
     root = parse_html(body, encoding)
     if root is None:
@@ -88,7 +126,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc = Document()
     tags = page_tags(root)
     base = effective_base(tags, url)
-    apply_metadata(doc, root, tags, base, url)
+    article_body = apply_metadata(doc, root, tags, base, url)
     remove_never_content(root, keep_frames=opts.keep_frames)
     site = site_key(url)
     if opts.main_content_only:
@@ -125,6 +163,21 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         tab_labels=selection.tab_labels,
         heading=heading,
     )
+    method = selection.method
+    if opts.main_content_only and _shell_of(article_body, rendered.text):
+        # the HTML holds a script's shell of the article, and the publisher's JSON-LD
+        # holds its text: that text is the body (links and images are the shell's)
+        rendered = render(
+            _body_region(cast(str, article_body)),
+            base_url=base,
+            page_site=site,
+            keep_links=False,
+            keep_images=False,
+            max_chars=budget,
+            tab_labels=False,
+            heading=heading,
+        )
+        method = "json-ld"
     doc.text = rendered.text
     doc.headings = rendered.headings
     doc.content_hash = rendered.content_hash
@@ -139,7 +192,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc.links = rendered.links
     doc.images = rendered.images
     doc.tables = rendered.tables
-    doc.extraction_method = selection.method
+    doc.extraction_method = method
     doc.boilerplate_ratio = selection.boilerplate_ratio
     # the renderer counted the words of the whole text already when nothing was cut
     doc.word_count = rendered.total_words if not doc.truncated else len(doc.text.split())

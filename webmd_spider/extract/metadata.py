@@ -497,12 +497,14 @@ def apply_metadata(
     tags: Tags,
     base: str,
     url: str | None = None,
-) -> None:
+) -> str | None:
     """Fill the page-level fields of `doc` from the whole tree.
 
     `tags` is `page_tags(root)`, `base` the effective base URL (see `effective_base`),
     `url` the page's own (its host's name is a site name in the title). Missing facts
-    stay None/empty.
+    stay None/empty. Returns the longest schema.org ``articleBody`` of the page's JSON-LD
+    (the article's text as the publisher states it), or None: the body to fall back on
+    when the HTML holds a script's shell of the article.
     """
     metas = meta_values(tags)
     objects = json_ld_objects(tags)
@@ -530,3 +532,15 @@ def apply_metadata(
     doc.json_ld_types = json_ld_types(objects)
     doc.page_links, doc.nofollow_links = page_links(tags, base)
     doc.meta_robots, doc.nofollow = robots(metas)
+    return json_ld_article_body(objects)
+
+
+def json_ld_article_body(objects: list[Any]) -> str | None:
+    """The longest string ``articleBody`` in the JSON-LD objects, stripped, or None."""
+    best = ""
+    for obj in walk_json(objects):
+        value = obj.get("articleBody")
+        if isinstance(value, str) and len(value) > len(best):
+            best = value
+    best = without_controls(best).strip()
+    return best or None
