@@ -317,3 +317,21 @@ def test_an_embeds_consent_placeholder_goes() -> None:
     assert "Instagram" not in doc.text and "YouTube" not in doc.text
     assert "Third-party content is a topic." in doc.text
     assert doc.text.count("The council met") == 6
+
+
+def test_a_support_us_section_after_the_text_goes_but_a_manuals_section_stays() -> None:
+    box = (
+        "<h2>Unterstütze unser Magazin schon mit 2,50 Euro!</h2>"
+        "<p>Es gibt kaum Magazine wie unseres, und unabhängiger Journalismus kostet Geld.</p>"
+        "<p><a href='/spenden'>Jetzt spenden</a></p>"
+    )
+    body = f"<p>{PROSE}</p><p>{PROSE}</p>{box}"
+    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    assert "Unterstütze" not in doc.text and "Journalismus" not in doc.text
+    assert doc.text.count("The council met") == 6
+    manual = (
+        f"<p>{PROSE}</p><p>{PROSE}</p><h2>Subscribe to the mailing list</h2>"
+        "<p>Send a mail to the list's address with the word subscribe in its subject.</p>"
+    )
+    doc = extract(page(f"<article><h1>Mailing lists</h1>{manual}</article>"), URL)
+    assert "Send a mail to the list" in doc.text, "no article: a manual's section"

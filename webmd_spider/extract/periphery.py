@@ -375,6 +375,7 @@ class _Trimmer:
         comments: list[Element] = []
         labels: list[tuple[Element, bool]] = []
         inline: list[Element] = []
+        prompts: list[Element] = []
         short = max(v.RELATED_LABEL_MAX_CHARS, v.RELATED_INLINE_MAX_CHARS)
         for element in self.judged:
             chars = self.chars(element)
@@ -404,6 +405,8 @@ class _Trimmer:
                     labels.append((element, True))
                 elif _promotion(text):
                     labels.append((element, False))
+                elif heading and self.article_meta and v.PROMPT_TEXT.search(text):
+                    prompts.append(element)  # "Unterstütze RosaMag!", "Get our newsletter"
             if (
                 chars <= v.RELATED_INLINE_MAX_CHARS
                 and tag in ("p", "div", "li", "h4", "h5", "h6", "blockquote")
@@ -425,6 +428,24 @@ class _Trimmer:
                 self._drop_section(element, is_comments)
         for element in inline:
             self.drop(element)
+        for element in prompts:
+            if _under(element, self.root):
+                self._drop_prompt_section(element)
+
+    def _drop_prompt_section(self, heading: Element) -> None:
+        """A section of an article page under a prompt's heading ("Support us", "Get
+        our newsletter"), in the text's second half: a short box of the site, with its
+        paragraphs and its form or button, not the text's last section."""
+        if self.prose_before(heading) < v.PAYWALL_AFTER_SHARE * self.total_prose:
+            return
+        body = self._section_body(heading, _HEADING_RANK[heading.tag])
+        if sum(self.chars(e) for e in body) > v.PROMPT_SECTION_MAX_CHARS or any(
+            e in self.protected or _holds(e, _DATA) for e in body
+        ):
+            return
+        for element in body:
+            self.drop(element)
+        self.drop(heading)
 
     def _whole_block(self, element: Element) -> bool:
         """`element` is not a run of words inside a longer block ("<li><b>Other APIs</b>: ...")."""

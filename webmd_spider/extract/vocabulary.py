@@ -777,6 +777,8 @@ PAYWALL_TEXT = re.compile(
 )
 #: ... and it stands after this share of the text's prose (not a notice at the top).
 PAYWALL_AFTER_SHARE = 0.5
+#: A section under a prompt's heading ("Support us") holds at most this much text.
+PROMPT_SECTION_MAX_CHARS = 1200
 
 #: Caption and credit elements by class / id word (figcaption by its tag).
 CAPTION_WORDS = frozenset(
