@@ -589,6 +589,19 @@ def test_a_dateline_opening_the_lead_sentence_stays_but_a_byline_block_goes() ->
     assert "Jane Roe" not in text
 
 
+def test_a_byline_block_of_up_to_160_characters_goes() -> None:
+    meta = (
+        "<div class='entry-meta'><time>14. Dezember 2021</time> | "
+        "<a href='/autor/jana'>Jana Beispielautorin</a> | "
+        "<a href='/c/rezension'>Rezensionen und Kritiken</a>, "
+        "<a href='/t/m'>Melancholie und Heimweh</a> | <a href='#comments'>3 Kommentare</a></div>"
+    )
+    body = "<article><h1>Heimweh</h1>" + meta + prose(4) + "</article>"
+    text = select(body).root.text_content()
+    assert 60 < len(" ".join(lxml.html.fromstring(meta).text_content().split())) <= 160
+    assert "Beispielautorin" not in text and "Melancholie" not in text
+
+
 def test_ad_labels_go() -> None:
     body = (
         "<article><h1>Story</h1>"

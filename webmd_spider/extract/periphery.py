@@ -786,7 +786,7 @@ class _Trimmer:
         stack = sorted(before, key=lambda e: self.order.get(e, 0))
         # a visible byline over the text makes the page an article whatever its metadata
         self.bylined = self.article_meta or any(
-            len(t := _text(e)) <= v.BYLINE_MAX_CHARS and v.BYLINE_LINE.match(t)
+            len(t := _text(e)) <= v.BYLINE_LINE_MAX_CHARS and v.BYLINE_LINE.match(t)
             for element in before
             for e in element.iter(*_BYLINE_TAGS)
         )

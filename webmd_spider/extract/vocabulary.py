@@ -633,7 +633,7 @@ TITLE_NEXT_BLOCKS = 3
 #: Class / id words of a deck set as a paragraph.
 DECK_WORDS = frozenset({"deck", "dek", "standfirst", "subheadline", "strapline", "subtitle"})
 #: A byline line: "By Jane Doe", "Von Sina Giebel", "Par ...", "Por ...".
-BYLINE_MAX_CHARS = 60
+BYLINE_LINE_MAX_CHARS = 60
 BYLINE_LINE = re.compile(
     r"^\s*(?:by|von|par|por|di|door|av|de|przez|autor(?:in)?:?|written\s+by|posted\s+by)\s+\S",
     re.IGNORECASE,
