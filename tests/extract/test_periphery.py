@@ -335,3 +335,23 @@ def test_a_support_us_section_after_the_text_goes_but_a_manuals_section_stays() 
     )
     doc = extract(page(f"<article><h1>Mailing lists</h1>{manual}</article>"), URL)
     assert "Send a mail to the list" in doc.text, "no article: a manual's section"
+
+
+def test_a_caption_that_repeats_its_pictures_alt_goes_but_a_lead_that_does_stays() -> None:
+    alt = (
+        "Workers set the first gate of the barrier into the harbour mouth in the early "
+        "morning, while the tide was at its lowest point of the whole month"
+    )
+    figure = (
+        f"<div class='pic'><div><a href='/big.jpg'><img src='/gate.jpg' alt='{alt}'></a></div>"
+        f"<div class='legend'><div>{alt}.<br>Picture: Harbour Ledger staff</div></div></div>"
+    )
+    lead_alt = "The council approved the barrier on Friday after a long debate"
+    hero = f"<img src='/hero.jpg' alt='{lead_alt}'>"
+    body = f"{hero}<p>{lead_alt}, and {PROSE}</p>{figure}<p>{PROSE}</p>"
+    doc = extract(article(body), URL)
+    assert "Workers set the first gate" not in doc.text and "Ledger staff" not in doc.text
+    assert doc.text.startswith(lead_alt), "a lead the hero's alt repeats is the text"
+    assert "/gate.jpg" in doc.markdown, "the picture stays"
+    kept = extract(article(body), URL, options=ExtractOptions(keep_captions=True))
+    assert "Workers set the first gate" in kept.text

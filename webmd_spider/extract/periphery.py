@@ -89,6 +89,9 @@ _HEADINGS = tuple(_HEADING_RANK)
 _SUBHEADINGS = ("h2", "h3", "h4", "h5", "h6")
 _INLINE_PARENTS = frozenset({"p", "a", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"})
 _PROMPT_TAGS = ("p", "div", "section", "form", "aside")
+#: the blocks that may be a picture's caption by repeating its alt text (a run of words
+#: inside a heading or a paragraph never is)
+_ALT_CAPTION_TAGS = frozenset({"p", "div", "figcaption"})
 #: what an advertising disclosure never holds: code, a table, a heading or a list
 _DISCLOSURE_STOPS = ("code", "kbd", "tt", "pre", "table", "ul", "ol", *_HEADINGS)
 #: the most characters an element can hold and be a box by its text and shape alone
@@ -150,6 +153,15 @@ class _Trimmer:
                 self.protected.update(element.iterancestors())
         # a gallery whose captions are most of the text: the captions are the page
         self.keep_captions = keep_captions or captions * 2 > self.chars(root)
+        #: the alt texts of the page's pictures, by their first characters: a block
+        #: that repeats one is that picture's caption, whatever its names
+        self.alts: dict[str, list[tuple[str, Element]]] = {}
+        if not self.keep_captions:
+            for image in root.iter("img"):
+                alt = " ".join((image.get("alt") or "").split()).lower()
+                if len(alt) >= v.ALT_CAPTION_MIN_CHARS:
+                    key = alt[: v.ALT_CAPTION_MIN_CHARS]
+                    self.alts.setdefault(key, []).append((alt, image))
         self.order = {el: i for i, el in enumerate(self.stats.elements)}
         self.h1_at = -1  # document position of the title heading, when there is one
         self.bylined = article_meta  # an article page: metadata, or a byline by the title
@@ -265,6 +277,8 @@ class _Trimmer:
                 and not v.DOC_CAPTION.match(_text(element))
             ):
                 return True
+            if self.alts and tag in _ALT_CAPTION_TAGS and self._repeats_an_alt(element):
+                return True
             if (
                 chars <= v.CREDIT_LINE_MAX_CHARS
                 and tag in _CREDIT_TAGS
@@ -310,6 +324,27 @@ class _Trimmer:
             and not _holds(element, ("code", "kbd", "tt", "pre"))
             and v.PROMPT_TEXT.search(_text(element)) is not None
         )
+
+    def _repeats_an_alt(self, element: Element) -> bool:
+        """`element` opens with the alt text of a picture beside it, in a small box of
+        the two (the picture, its caption, a credit): the picture's caption. A lead
+        paragraph that a teaser picture's alt repeats sits in the article, not in such
+        a box, and stays."""
+        text = _text(element).lower()
+        found = self.alts.get(text[: v.ALT_CAPTION_MIN_CHARS])
+        if found is None or self._holds(element, _MEDIA_OR_DATA) or v.DOC_CAPTION.match(text):
+            return False
+        boxes = list(itertools.islice(element.iterancestors(), 3))
+        limit = self.chars(element) + v.ALT_CAPTION_BOX_SLACK_CHARS
+        for alt, image in found:
+            if not text.startswith(alt):
+                continue
+            for box in boxes:
+                if self.chars(box) > limit or box in self.protected:
+                    break
+                if any(a is box for a in image.iterancestors()):
+                    return True
+        return False
 
     def _named_box(self, element: Element, words: frozenset[str], chars: int) -> bool:
         """A box named for what it is: an author box, a ticker, a poster's signature or

@@ -802,6 +802,12 @@ CAPTION_STRONG_WORDS = frozenset(
     | {"bildunterschrift", "bildnachweis", "fotocredit", "copyright"}
 )
 CAPTION_MAX_CHARS = 400
+#: A block that opens with a picture's alt text of at least this many characters is
+#: its caption (a shorter alt, "Logo" or "Foto", says too little to tell).
+ALT_CAPTION_MIN_CHARS = 25
+#: ... when it shares a box with the picture that holds at most this much more text
+#: (a credit line, a counter "2/12"): a figure, not a section of the text.
+ALT_CAPTION_BOX_SLACK_CHARS = 120
 #: A caption that labels a figure of a document ("Figure 3.1 ...", "Table 2: ...") is
 #: the document's own text.
 DOC_CAPTION = re.compile(
