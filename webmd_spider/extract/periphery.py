@@ -303,26 +303,24 @@ class _Trimmer:
             return False
         if chars <= v.UI_LABEL_MAX_CHARS and tag in _UI_TAGS and v.UI_LABEL.match(_text(element)):
             return True  # "Seite teilen", "Zurück zur Übersicht", "Artikel bewerten"
+        if chars > v.PROMPT_MAX_CHARS or tag not in _PROMPT_TAGS:
+            return False
+        text = _text(element)
+        # a disclosure or an embed's consent placeholder: the patterns first (most
+        # blocks match neither), the walk for what such a notice never holds after
         if (
-            chars <= v.PROMPT_MAX_CHARS
-            and tag in _PROMPT_TAGS
-            and not _holds(element, _DISCLOSURE_STOPS)
-        ):
-            text = _text(element)
-            if v.DISCLOSURE_KIND.search(text) and v.DISCLOSURE_VOICE.search(text):
-                return True  # "This post contains affiliate links ...", "*Werbung."
-            if v.EMBED_CONSENT_SOURCE.search(text) and v.EMBED_CONSENT_ACTION.search(text):
-                return True  # an embed's consent placeholder
+            (v.DISCLOSURE_KIND.search(text) and v.DISCLOSURE_VOICE.search(text))
+            or (v.EMBED_CONSENT_SOURCE.search(text) and v.EMBED_CONSENT_ACTION.search(text))
+        ) and not _holds(element, _DISCLOSURE_STOPS):
+            return True  # "This post contains affiliate links ...", "*Werbung."
         # in the body a prompt asks for an action (a link, a form control); a paragraph of
         # a manual that mentions subscribing does not. The cheap structural tests first:
         # the pattern is a long alternation.
         return (
-            chars <= v.PROMPT_MAX_CHARS
-            and tag in _PROMPT_TAGS
-            and _holds(element, ("a", "input", "button", "form"))
+            _holds(element, ("a", "input", "button", "form"))
             and _emphasised(element)
             and not _holds(element, ("code", "kbd", "tt", "pre"))
-            and v.PROMPT_TEXT.search(_text(element)) is not None
+            and v.PROMPT_TEXT.search(text) is not None
         )
 
     def _repeats_an_alt(self, element: Element) -> bool:
