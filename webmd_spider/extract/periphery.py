@@ -305,14 +305,16 @@ class _Trimmer:
             return True  # "Seite teilen", "Zurück zur Übersicht", "Artikel bewerten"
         if chars > v.PROMPT_MAX_CHARS or tag not in _PROMPT_TAGS:
             return False
-        text = _text(element)
-        # a disclosure or an embed's consent placeholder: the patterns first (most
-        # blocks match neither), the walk for what such a notice never holds after
-        if (
-            (v.DISCLOSURE_KIND.search(text) and v.DISCLOSURE_VOICE.search(text))
-            or (v.EMBED_CONSENT_SOURCE.search(text) and v.EMBED_CONSENT_ACTION.search(text))
-        ) and not _holds(element, _DISCLOSURE_STOPS):
-            return True  # "This post contains affiliate links ...", "*Werbung."
+        if self.article_meta:
+            # a disclosure or an embed's consent placeholder (article pages: a manual's
+            # short paragraphs are not read for them): the patterns first, most blocks
+            # match neither; the walk for what such a notice never holds after
+            text = _text(element)
+            if (
+                (v.DISCLOSURE_KIND.search(text) and v.DISCLOSURE_VOICE.search(text))
+                or (v.EMBED_CONSENT_SOURCE.search(text) and v.EMBED_CONSENT_ACTION.search(text))
+            ) and not _holds(element, _DISCLOSURE_STOPS):
+                return True  # "This post contains affiliate links ...", "*Werbung."
         # in the body a prompt asks for an action (a link, a form control); a paragraph of
         # a manual that mentions subscribing does not. The cheap structural tests first:
         # the pattern is a long alternation.
@@ -320,7 +322,7 @@ class _Trimmer:
             _holds(element, ("a", "input", "button", "form"))
             and _emphasised(element)
             and not _holds(element, ("code", "kbd", "tt", "pre"))
-            and v.PROMPT_TEXT.search(text) is not None
+            and v.PROMPT_TEXT.search(_text(element)) is not None
         )
 
     def _repeats_an_alt(self, element: Element) -> bool:
