@@ -299,7 +299,7 @@ def test_advertising_and_affiliate_disclosures_go_but_text_about_advertising_sta
         "and the sponsored posters went up in every district.</p>"
     )
     body = f"{disclosures}<p>{PROSE}</p>{about}<p>{PROSE}</p>"
-    doc = extract(article(body), URL)
+    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
     assert "affiliate" not in doc.text and "Werbung" not in doc.text
     assert "advertising budget" in doc.text
     assert doc.text.count("The council met") == 6
@@ -313,7 +313,7 @@ def test_an_embeds_consent_placeholder_goes() -> None:
         "<a href='/consent'>Click here to load it.</a></p></div>"
     )
     body = f"<p>{PROSE}</p>{placeholder}<p>{PROSE}</p><p>Third-party content is a topic.</p>"
-    doc = extract(article(body), URL)
+    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
     assert "Instagram" not in doc.text and "YouTube" not in doc.text
     assert "Third-party content is a topic." in doc.text
     assert doc.text.count("The council met") == 6
