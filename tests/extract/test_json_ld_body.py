@@ -53,3 +53,10 @@ def test_an_article_body_that_is_no_string_or_short_changes_nothing() -> None:
         doc = extract(page("<p>Loading the story...</p>", value), URL)
         assert doc.extraction_method != "json-ld"
         assert doc.error is None
+
+
+def test_an_article_body_of_markup_without_text_leaves_the_page_as_it_was() -> None:
+    for value in ("<div>" * 5000 + "</div>" * 5000, "<br>" * 1000):
+        doc = extract(page("<p>Loading the story...</p>", value), URL)
+        assert doc.extraction_method != "json-ld"
+        assert "Loading the story" in doc.text

@@ -167,7 +167,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     if opts.main_content_only and _shell_of(article_body, rendered.text):
         # the HTML holds a script's shell of the article, and the publisher's JSON-LD
         # holds its text: that text is the body (links and images are the shell's)
-        rendered = render(
+        stated = render(
             _body_region(cast(str, article_body)),
             base_url=base,
             page_site=site,
@@ -177,7 +177,8 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
             tab_labels=False,
             heading=heading,
         )
-        method = "json-ld"
+        if len(stated.text) > len(rendered.text):  # markup that held no text: ours stays
+            rendered, method = stated, "json-ld"
     doc.text = rendered.text
     doc.headings = rendered.headings
     doc.content_hash = rendered.content_hash
