@@ -21,8 +21,8 @@ def page(body: str, head: str = "") -> str:
     )
 
 
-def article(inner: str, after: str = "") -> str:
-    return page(f"<article><h1>Barrier approved</h1>{inner}</article>{after}")
+def article(inner: str, after: str = "", head: str = "") -> str:
+    return page(f"<article><h1>Barrier approved</h1>{inner}</article>{after}", head)
 
 
 def test_markdown_opens_with_the_title_and_text_is_the_body() -> None:
@@ -177,7 +177,7 @@ def test_a_paywall_notice_and_its_offer_go_with_a_trailing_app_prompt() -> None:
         "<p>Download our app for the latest stories: <a href='/app'>iOS</a> and "
         "<a href='/android'>Android</a>.</p>"
     )
-    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    doc = extract(article(body, head=ARTICLE_HEAD), URL)
     assert doc.text.count("The council met") == 6
     for chrome in ("full story", "weekly pass", "Download our app"):
         assert chrome not in doc.text, chrome
@@ -229,7 +229,7 @@ def test_a_sentence_that_starts_like_a_label_is_text() -> None:
 def test_a_share_prompt_after_an_article_goes_without_its_icons() -> None:
     share = "<p>Empfiehl dies deinen Freunden.</p><div>Nos siga no</div>"
     body = f"<p>{PROSE}</p><p>{PROSE}</p>{share}"
-    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    doc = extract(article(body, head=ARTICLE_HEAD), URL)
     assert "Empfiehl" not in doc.text and "Nos siga" not in doc.text
     assert doc.text.count("The council met") == 6
 
@@ -250,7 +250,7 @@ def test_photo_credits_and_an_agency_sign_off_go_but_a_source_line_stays() -> No
         f"<p>{PROSE}</p><p>Quelle: Landesregierung</p><p>{PROSE}</p>"
         "<p>Crédits photos : Bestimage</p><p>aja/PAP</p>"
     )
-    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    doc = extract(article(body, head=ARTICLE_HEAD), URL)
     assert "Bestimage" not in doc.text and "PAP" not in doc.text
     assert "Quelle: Landesregierung" in doc.text
 
@@ -299,7 +299,7 @@ def test_advertising_and_affiliate_disclosures_go_but_text_about_advertising_sta
         "and the sponsored posters went up in every district.</p>"
     )
     body = f"{disclosures}<p>{PROSE}</p>{about}<p>{PROSE}</p>"
-    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    doc = extract(article(body, head=ARTICLE_HEAD), URL)
     assert "affiliate" not in doc.text and "Werbung" not in doc.text
     assert "advertising budget" in doc.text
     assert doc.text.count("The council met") == 6
@@ -313,7 +313,7 @@ def test_an_embeds_consent_placeholder_goes() -> None:
         "<a href='/consent'>Click here to load it.</a></p></div>"
     )
     body = f"<p>{PROSE}</p>{placeholder}<p>{PROSE}</p><p>Third-party content is a topic.</p>"
-    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    doc = extract(article(body, head=ARTICLE_HEAD), URL)
     assert "Instagram" not in doc.text and "YouTube" not in doc.text
     assert "Third-party content is a topic." in doc.text
     assert doc.text.count("The council met") == 6
@@ -326,7 +326,7 @@ def test_a_support_us_section_after_the_text_goes_but_a_manuals_section_stays() 
         "<p><a href='/spenden'>Jetzt spenden</a></p>"
     )
     body = f"<p>{PROSE}</p><p>{PROSE}</p>{box}"
-    doc = extract(page(f"<article><h1>Barrier approved</h1>{body}</article>", ARTICLE_HEAD), URL)
+    doc = extract(article(body, head=ARTICLE_HEAD), URL)
     assert "Unterstütze" not in doc.text and "Journalismus" not in doc.text
     assert doc.text.count("The council met") == 6
     manual = (

@@ -12,6 +12,7 @@ The pipeline parses the page once and walks the tree a small number of times:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import cast
 
@@ -153,29 +154,24 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     budget = opts.max_chars
     if budget and heading:  # `max_chars` bounds the whole Markdown, title line included
         budget = max(1, budget - len(heading) - 2)
-    rendered = render(
+    draw = functools.partial(
+        render, base_url=base, page_site=site, max_chars=budget, heading=heading
+    )
+    rendered = draw(
         selection.root,
-        base_url=base,
-        page_site=site,
         keep_links=opts.keep_links,
         keep_images=opts.keep_images,
-        max_chars=budget,
         tab_labels=selection.tab_labels,
-        heading=heading,
     )
     method = selection.method
     if opts.main_content_only and _shell_of(article_body, rendered.text):
         # the HTML holds a script's shell of the article, and the publisher's JSON-LD
         # holds its text: that text is the body (links and images are the shell's)
-        stated = render(
+        stated = draw(
             _body_region(cast(str, article_body)),
-            base_url=base,
-            page_site=site,
             keep_links=False,
             keep_images=False,
-            max_chars=budget,
             tab_labels=False,
-            heading=heading,
         )
         if len(stated.text) > len(rendered.text):  # markup that held no text: ours stays
             rendered, method = stated, "json-ld"
