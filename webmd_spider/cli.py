@@ -175,12 +175,27 @@ def cmd_convert(args: argparse.Namespace) -> int:
             return 1
         return 0
     doc = extract(body, args.url, encoding=args.encoding, options=options)
+    if args.explain:
+        _write(out, _explain(doc))
+        return 1 if doc.error else 0
     result = doc.markdown if args.format == "markdown" else doc.text
     _write(out, result + ("\n" if result and not result.endswith("\n") else ""))
     if doc.error:
         print(f"webmd convert: {args.source}: {doc.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _explain(doc: Any) -> str:
+    """``convert --explain``: one line per removed block (kind, rule, its first
+    characters), then the page's totals per kind; the lines read in removal order."""
+    lines = [f"{kind:<12} {rule:<18} {preview}" for kind, rule, preview in doc.removed_blocks]
+    removed = doc.removed or {}
+    counts = ", ".join(
+        f"{kind} {removed[kind]}" for kind in removed if isinstance(removed[kind], int)
+    )
+    lines.append(f"removed: {counts or 'nothing (no content root)'}")
+    return "\n".join(lines) + "\n"
 
 
 def _convert_document(
@@ -239,6 +254,12 @@ def _add_convert(sub: Any) -> None:
         help="keep image captions and photo credits in the Markdown and text",
     )
     convert.add_argument("--jsonl", action="store_true", help="batch mode on stdin/stdout")
+    convert.add_argument(
+        "--explain",
+        action="store_true",
+        help="instead of the Markdown, list each block extraction removed from the "
+        "content: its kind, the rule that removed it and its first 80 characters",
+    )
 
 
 DEFAULT_STATE_DIR = ".webmd"

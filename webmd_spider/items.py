@@ -91,6 +91,10 @@ class Row:
     images: list[dict[str, Any]] | None = None
     extraction_method: str | None = None
     boilerplate_ratio: float | None = None
+    #: the loss audit: what extraction removed from inside the content root, per kind
+    #: and per rule (page rows); summed per website with the pages that lost the most
+    #: code, tables and signatures (site rows). README "Output schema" documents it.
+    removed: dict[str, Any] | None = None
     content_hash: str | None = None
     noindex: bool | None = None  # the page asks not to be indexed (meta robots / X-Robots-Tag)
     # reserved for later stages (chunking, structured tables, change detection)

@@ -377,6 +377,7 @@ def test_summary_is_json_serialisable_and_complete() -> None:
             "discovery": "sitemap",
             "robots_blocked": 1,
             "stop_reason": "finished",
+            "removed": None,
         }
     }
     assert summary["rejected_counts"] == {"robots": 1}
@@ -393,3 +394,28 @@ def test_empty_summary_is_json_serialisable() -> None:
 def test_elapsed_grows() -> None:
     ledger = RunLedger(started=0.0)
     assert ledger.elapsed() > 0
+
+
+def test_removed_is_summed_per_website_and_names_the_worst_pages() -> None:
+    ledger = RunLedger()
+    site = ledger.add_site(SiteState(website="example.com", input="x", mode="site"))
+    audits = {
+        "https://example.com/a": {"code": 2, "table": 0, "signature": 1, "chars": 40},
+        "https://example.com/b": {"code": 0, "table": 4, "signature": 0, "chars": 90},
+        "https://example.com/c": {"code": 0, "table": 0, "signature": 0, "chars": 7},
+    }
+    for url, counts in audits.items():
+        removed = {**counts, "by_rule": {"hidden": {"blocks": 1, "chars": counts["chars"]}}}
+        ledger.record_row(page_row(website="example.com", url=url, removed=removed))
+    column = site.to_row(None).removed
+    assert column is not None
+    assert (column["code"], column["table"], column["signature"], column["chars"]) == (
+        2,
+        4,
+        1,
+        137,
+    )
+    assert column["by_rule"] == {"hidden": {"blocks": 3, "chars": 137}}
+    # the page without lost code, tables or signatures is not named
+    assert [p["url"] for p in column["pages"]] == ["https://example.com/b", "https://example.com/a"]
+    assert ledger.summary()["websites"]["example.com"]["removed"] == column

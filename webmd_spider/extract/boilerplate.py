@@ -51,6 +51,7 @@ from typing import Any
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.chrome_blocks import (
     UI_WORDS,
     _in_heading,
@@ -87,8 +88,10 @@ class Cleaner:
         h1: Element | None,
         candidates: list[Element] | None = None,
         site: str | None = None,
+        audit: LossAudit | None = None,
     ) -> None:
         self.root = root
+        self.audit = audit
         self.stats = stats
         self.of = stats.of
         #: the chrome rules, with the root's sizes and its elements never removed
@@ -114,13 +117,13 @@ class Cleaner:
         for _, element in inside:
             # dropped with an outer box already: no longer under the root
             if _depth_below(element, self.root) > 0 and self.judge.is_chrome(element):
-                self._drop(element)
+                self._drop(element, "chrome")
         galleries, labels, bylines, controls, pagers = self._scan()
         self._remove_galleries(galleries)
         self._remove_cookie_notices()
         self._remove_ad_labels(labels)
         self._remove_ui_blocks(controls)
-        self._remove_with_bare_wrappers(pagers)
+        self._remove_with_bare_wrappers(pagers, "pager")
         self._remove_related_lists()
         self._remove_tag_lists()
         self._remove_teaser_cards()
@@ -131,9 +134,9 @@ class Cleaner:
                 and _depth_below(element, self.root) > 0
                 and not self._opens_a_sentence(element)
             ):
-                self._drop(element)
+                self._drop(element, "byline")
         if self._scars:
-            remove_orphan_headings(self.root, self._scars, self.protected, self.touched)
+            remove_orphan_headings(self.root, self._scars, self.protected, self.touched, self.audit)
 
     def _opens_a_sentence(self, element: Element) -> bool:
         """`element` is an inline run at the head of a prose paragraph, and the
@@ -147,11 +150,14 @@ class Cleaner:
             return False
         return self.stats.prose(parent) > 0 and bool((element.tail or "").strip())
 
-    def _drop(self, element: Element) -> None:
-        """Remove `element` (with its tail kept), noting where it was if it held text."""
+    def _drop(self, element: Element, rule: str) -> None:
+        """Remove `element` (with its tail kept), noting where it was if it held text,
+        and noting it in the loss audit under `rule`."""
         parent = element.getparent()
         if parent is None:
             return
+        if self.audit is not None:
+            self.audit.note(element, rule)
         if self.stats.chars(element) > 0:
             self._scars.append((_element_before(element), parent))
         self.touched.append(parent)
@@ -283,7 +289,7 @@ class Cleaner:
             return  # the slideshow is the page's content
         for element in found:
             if element.getparent() is not None:
-                self._drop(element)
+                self._drop(element, "gallery")
 
     # -- text-recognised chrome -------------------------------------------------
 
@@ -314,19 +320,19 @@ class Cleaner:
                 continue
             words = " ".join(block.itertext())
             if v.COOKIE_PHRASES.search(words) and v.COOKIE_ACTIONS.search(words):
-                self._drop(block)
+                self._drop(block, "cookie-notice")
 
     def _remove_ad_labels(self, labels: list[Element]) -> None:
         """Blocks whose whole text is an ad label ("Advertisement", "Story continues
         below"), with the wrappers that hold nothing else."""
-        self._remove_with_bare_wrappers(labels)
+        self._remove_with_bare_wrappers(labels, "ad-label")
 
     def _remove_ui_blocks(self, controls: list[Element]) -> None:
         """UI-word blocks ("Full Screen", "1 of 24", "Buy Photo"), with the
         wrappers that hold nothing else."""
-        self._remove_with_bare_wrappers(controls)
+        self._remove_with_bare_wrappers(controls, "ui-words")
 
-    def _remove_with_bare_wrappers(self, elements: list[Element]) -> None:
+    def _remove_with_bare_wrappers(self, elements: list[Element], rule: str) -> None:
         """Remove each element together with the ancestors that hold no other text.
         A table's cell, row or section is never one of them: a cell whose whole text is
         "Werbung" or "Print" in a table of contents is data, and taking it out would
@@ -348,7 +354,7 @@ class Cleaner:
             doomed.append(holder)
         for element in doomed:
             if element.getparent() is not None and _depth_below(element, self.root) > 0:
-                self._drop(element)
+                self._drop(element, rule)
 
     def _remove_related_lists(self) -> None:
         for heading in list(self.root.iter(*v.RELATED_HEADING_TAGS)):
@@ -370,7 +376,7 @@ class Cleaner:
                 following = following.getnext()
             if lists and not self.judge.off_site(lists):
                 for element in (anchor, *lists):
-                    self._drop(element)
+                    self._drop(element, "related-list")
 
     def _remove_tag_lists(self) -> None:
         """A tag-list label ("Tags", "Filed under:") with the link lists after it."""
@@ -387,7 +393,7 @@ class Cleaner:
                 following = following.getnext()
             if lists and anchor is not self.root and anchor not in self.protected:
                 for element in (anchor, *lists):
-                    self._drop(element)
+                    self._drop(element, "tag-list")
 
     def _is_link_list(self, element: Element, min_links: int = 2) -> bool:
         s = self.of.get(element)
@@ -448,7 +454,7 @@ class Cleaner:
                 return
         for element in doomed:
             if element.getparent() is not None:
-                self._drop(element)
+                self._drop(element, "teaser-cards")
 
     def _remove_anchor_links(self) -> None:
         doomed = []
@@ -472,6 +478,8 @@ class Cleaner:
             parent = link.getparent()
             if parent is not None:
                 self.touched.append(parent)
+                if self.audit is not None:
+                    self.audit.note(link, "anchor-link")
                 link.drop_tree()
 
 
@@ -481,14 +489,15 @@ def remove_boilerplate(
     h1: Element | None,
     candidates: list[Element] | None = None,
     site: str | None = None,
+    audit: LossAudit | None = None,
 ) -> list[Element]:
     """Remove page chrome inside `root` (never `root` itself or the page's `h1`).
 
     `candidates` are `chrome_candidates()` of the page (found again when None);
     `site` is ``urls.site_key`` of the page's URL, when known (which links of a list
     leave the site: `ChromeJudge._cited_links`). Returns the parents the removed elements
-    left (for `stats.remeasure`).
+    left (for `stats.remeasure`). Each removal is noted in `audit`, when given.
     """
-    cleaner = Cleaner(root, stats, h1, candidates, site)
+    cleaner = Cleaner(root, stats, h1, candidates, site, audit)
     cleaner.run()
     return cleaner.touched

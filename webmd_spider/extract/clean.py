@@ -32,6 +32,7 @@ import lxml.html
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.inline import code_language
 from webmd_spider.extract.parse import parse_html
 
@@ -82,7 +83,9 @@ def _link_frames(root: lxml.html.HtmlElement) -> None:
         link.text = f"Embedded frame: {title}" if title else "Embedded frame"
 
 
-def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = False) -> None:
+def remove_never_content(
+    root: lxml.html.HtmlElement, *, keep_frames: bool = False, audit: LossAudit | None = None
+) -> None:
     """Strip `root` (a page or any element) of what is never content, in place.
 
     Tail text of a removed element (the words after it) is kept. Tab panels
@@ -92,6 +95,7 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     (ASP.NET) or its ``<h1>`` is unwrapped; other forms go. So is a hidden element
     holding most of the page's text, and a declarative shadow root's ``<template>``.
     A frameset page without a body gets one, made of its ``<noframes>`` markup.
+    With an `audit`, every removal of an element that can hold text is noted in it.
     """
     _noframes_to_body(root)
     never = v.NEVER_CONTENT_TAGS if keep_frames else v.NEVER_CONTENT_TAGS | v.FRAME_TAGS
@@ -156,8 +160,8 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     # Never-content goes before the hidden elements are weighed, so that a page's text is
     # its words and not its inline scripts (a JSON state blob can outweigh the page). The
     # labels above were read first, from the tabs as they came.
-    _drop_all(dropped)
-    _open_fallback_noscripts(noscripts)
+    _drop_all(dropped, audit, "never-content")
+    _open_fallback_noscripts(noscripts, audit)
     for node in images:
         _object_to_img(node)
     # Tab groups found by their tab strip label their panels whether hidden or not (a
@@ -167,14 +171,15 @@ def remove_never_content(root: lxml.html.HtmlElement, *, keep_frames: bool = Fal
     hiding = [e for e in hidden if not is_tab_panel(e) and e not in kept]
     if hiding:
         wrappers = _page_wrappers(root, hiding)
-        _drop_all(e for e in hiding if e not in wrappers)
+        _drop_all((e for e in hiding if e not in wrappers), audit, "hidden")
     if labelled:
-        _drop_all(e for e in root.iter() if e.get("role") == "tablist" and e is not root)
-    _drop_all(strips)
-    _remove_controls(controls)
-    _remove_small_forms(root, forms)
+        tablists = (e for e in root.iter() if e.get("role") == "tablist" and e is not root)
+        _drop_all(tablists, audit, "tab-strip")
+    _drop_all(strips, audit, "tab-strip")
+    _remove_controls(controls, audit)
+    _remove_small_forms(root, forms, audit)
     if pres:
-        _remove_language_captions(pres)
+        _remove_language_captions(pres, audit)
 
 
 _VISIBLE_CHARS = etree.XPath("string-length(normalize-space())")  # compiled once
@@ -205,7 +210,9 @@ def _object_to_img(node: lxml.html.HtmlElement) -> None:
     parent.replace(node, img)
 
 
-def _open_fallback_noscripts(noscripts: list[lxml.html.HtmlElement]) -> None:
+def _open_fallback_noscripts(
+    noscripts: list[lxml.html.HtmlElement], audit: LossAudit | None
+) -> None:
     """Unwrap each ``<noscript>`` that is the only text of its parent and holds prose
     (Blogger renders a post from a ``<script type=text/template>`` and puts the same post
     in a ``<noscript>`` beside it: that copy is the post); drop the others (tracking
@@ -223,6 +230,8 @@ def _open_fallback_noscripts(noscripts: list[lxml.html.HtmlElement]) -> None:
         ):
             noscript.drop_tag()
         else:
+            if audit is not None:
+                audit.note(noscript, "noscript")
             noscript.drop_tree()
 
 
@@ -231,10 +240,15 @@ def visible_chars(element: lxml.html.HtmlElement) -> int:
     return int(cast(float, _VISIBLE_CHARS(element)))
 
 
-def _drop_all(elements: Iterable[lxml.html.HtmlElement]) -> None:
-    """drop_tree every element of an iterable, collected first (keeps their tails)."""
+def _drop_all(
+    elements: Iterable[lxml.html.HtmlElement], audit: LossAudit | None = None, rule: str = ""
+) -> None:
+    """drop_tree every element of an iterable, collected first (keeps their tails),
+    noting each in `audit` under `rule`."""
     for element in list(elements):
         if element.getparent() is not None:
+            if audit is not None:
+                audit.note(element, rule)
             element.drop_tree()
 
 
@@ -786,7 +800,9 @@ def _words_beside(child: lxml.html.HtmlElement) -> bool:
     return bool((child.tail or "").strip() or (parent is not None and (parent.text or "").strip()))
 
 
-def _remove_language_captions(pres: list[lxml.html.HtmlElement]) -> None:
+def _remove_language_captions(
+    pres: list[lxml.html.HtmlElement], audit: LossAudit | None = None
+) -> None:
     """A caption beside a code block that only names its language goes (VitePress's
     ``<span class="lang">sh</span>``): the fence says "sh", a lone "sh" line before it
     read as a paragraph of the page. Each parent is read once, however many blocks it holds.
@@ -807,10 +823,12 @@ def _remove_language_captions(pres: list[lxml.html.HtmlElement]) -> None:
         languages.discard("")
         for caption in captions:
             if (caption.text or "").strip().lower() in languages:
+                if audit is not None:
+                    audit.note(caption, "language-caption")
                 caption.drop_tree()
 
 
-def _remove_controls(controls: list[lxml.html.HtmlElement]) -> None:
+def _remove_controls(controls: list[lxml.html.HtmlElement], audit: LossAudit | None = None) -> None:
     """Form controls go; one inside a heading or <summary> leaves its words behind, and
     the checkbox that opens a list item (a GFM task list) leaves "[x] " or "[ ] "."""
     for element in controls:
@@ -824,6 +842,8 @@ def _remove_controls(controls: list[lxml.html.HtmlElement]) -> None:
         elif parent is not None and parent.tag in v.CONTROL_KEEP_TEXT_PARENTS:
             element.drop_tag()
         else:
+            if audit is not None:
+                audit.note(element, "form-control")
             element.drop_tree()
 
 
@@ -843,7 +863,11 @@ def _opens_list_item(control: lxml.html.HtmlElement) -> bool:
     return False
 
 
-def _remove_small_forms(root: lxml.html.HtmlElement, forms: list[lxml.html.HtmlElement]) -> None:
+def _remove_small_forms(
+    root: lxml.html.HtmlElement,
+    forms: list[lxml.html.HtmlElement],
+    audit: LossAudit | None = None,
+) -> None:
     """Forms with little text go; one holding much of the page is unwrapped."""
     if not forms:
         return
@@ -861,4 +885,6 @@ def _remove_small_forms(root: lxml.html.HtmlElement, forms: list[lxml.html.HtmlE
         if keep:
             form.drop_tag()
         else:
+            if audit is not None:
+                audit.note(form, "small-form")
             form.drop_tree()

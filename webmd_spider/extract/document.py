@@ -96,4 +96,10 @@ class Document:
     #: point (``#root``, ``#app``, ``#__next``...) beside script bundles. Looked for
     #: only on a page with under `SHELL_CHECK_WORDS` words.
     js_shell: bool = False
+    #: the loss audit (`audit.Losses.summary`): what extraction removed from inside the
+    #: content root, per kind and per rule; None when no content root was chosen
+    removed: dict[str, Any] | None = None
+    #: each removed block as (kind, rule, first 80 characters), in removal order, for
+    #: ``webmd convert --explain`` (not a row column)
+    removed_blocks: list[tuple[str, str, str]] = field(default_factory=list)
     error: str | None = None

@@ -19,6 +19,7 @@ from typing import cast
 import lxml.html
 from lxml import etree
 
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
 from webmd_spider.extract.document import Document, ExtractOptions, Heading
 from webmd_spider.extract.inline import escape_line_start, escape_text
@@ -128,10 +129,11 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     tags = page_tags(root)
     base = effective_base(tags, url)
     article_body = apply_metadata(doc, root, tags, base, url)
-    remove_never_content(root, keep_frames=opts.keep_frames)
+    audit = LossAudit() if opts.main_content_only else None
+    remove_never_content(root, keep_frames=opts.keep_frames, audit=audit)
     site = site_key(url)
     if opts.main_content_only:
-        selection = select_content(root, site=site)
+        selection = select_content(root, site=site, audit=audit)
         trimmed = trim_periphery(
             selection.root,
             selection.h1,
@@ -140,6 +142,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
             site=site,
             article_meta=bool(doc.published_at or doc.author),
             stats=selection.stats,
+            audit=audit,
         )
         # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
         # `markdown` is the document: the title as its one `#` heading, then the body,
@@ -190,6 +193,10 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc.images = rendered.images
     doc.tables = rendered.tables
     doc.extraction_method = method
+    if audit is not None:
+        losses = audit.settle(selection.root)
+        doc.removed = losses.summary()
+        doc.removed_blocks = [(r.kind, r.rule, r.preview) for r in losses.removals]
     doc.boilerplate_ratio = selection.boilerplate_ratio
     # the renderer counted the words of the whole text already when nothing was cut
     doc.word_count = rendered.total_words if not doc.truncated else len(doc.text.split())

@@ -12,6 +12,7 @@ import re
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.stats import Element
 from webmd_spider.extract.tree_position import _element_before
 
@@ -23,10 +24,12 @@ def remove_orphan_headings(
     scars: list[tuple[Element | None, Element]],
     protected: set[Element],
     touched: list[Element],
+    audit: LossAudit | None = None,
 ) -> None:
     """Remove each heading of `root` (not of `protected`) that the removal of a block
     left without its section. `scars` are the (previous sibling, parent) of every
-    block with text removed; the parent of each heading removed is added to `touched`."""
+    block with text removed; the parent of each heading removed is added to `touched`
+    (and the heading noted in `audit`, rule "orphan-heading")."""
     seen: set[Element] = set()
     for previous, parent in scars:
         heading = _heading_before(root, previous, parent)
@@ -37,6 +40,8 @@ def remove_orphan_headings(
             parent = heading.getparent()
             if parent is not None:
                 touched.append(parent)
+            if audit is not None:
+                audit.note(heading, "orphan-heading")
             heading.drop_tree()
 
 

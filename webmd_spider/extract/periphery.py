@@ -44,6 +44,7 @@ from typing import cast
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.chrome_names import COMMENTS, _name_parts, element_verdict
 from webmd_spider.extract.link_hosts import _host_of_site, _link_host
 from webmd_spider.extract.stats import (
@@ -133,8 +134,10 @@ class _Trimmer:
         site: str | None,
         article_meta: bool,
         stats: TextStats | None,
+        audit: LossAudit | None = None,
     ) -> None:
         self.root = root
+        self.audit = audit
         self.article_meta = article_meta
         self.site = _host_of_site(site).removeprefix("www.") if site else None
         self.h1 = h1 if h1 is not None and _under(h1, root) else None
@@ -191,11 +194,14 @@ class _Trimmer:
         at = bisect.bisect_left(self.para_index, self.order.get(element, 0))
         return self.para_prose[at - 1] if at else 0
 
-    def drop(self, element: Element) -> bool:
+    def drop(self, element: Element, rule: str) -> bool:
         """Remove `element` (its tail text stays) unless it is protected, the root, or
-        gone with an outer box already; True when it was removed."""
+        gone with an outer box already; True when it was removed (and noted in the loss
+        audit under `rule`)."""
         if element in self.protected or element is self.root or not _under(element, self.root):
             return False
+        if self.audit is not None:
+            self.audit.note(element, rule)
         element.drop_tree()
         return True
 
@@ -220,7 +226,7 @@ class _Trimmer:
             if self._is_box(element, element.tag):
                 drops.append(element)
         for element in drops:
-            self.drop(element)
+            self.drop(element, "caption-or-box")
 
     def _judged(self) -> list[Element]:
         """The root's elements in document order, code and data tables left out
@@ -457,12 +463,12 @@ class _Trimmer:
         for element in comments:
             first = first_of[(element.tag, element.get("class") or "")]
             if self.prose_before(first) >= v.COMMENTS_MIN_PROSE_BEFORE:
-                self.drop(element)
+                self.drop(element, "comments")
         for element, is_comments in labels:
             if _under(element, self.root):
                 self._drop_section(element, is_comments)
         for element in inline:
-            self.drop(element)
+            self.drop(element, "related-inline")
         for element in prompts:
             if _under(element, self.root):
                 self._drop_prompt_section(element)
@@ -479,8 +485,8 @@ class _Trimmer:
         ):
             return
         for element in body:
-            self.drop(element)
-        self.drop(heading)
+            self.drop(element, "prompt-section")
+        self.drop(heading, "prompt-section")
 
     def _whole_block(self, element: Element) -> bool:
         """`element` is not a run of words inside a longer block ("<li><b>Other APIs</b>: ...")."""
@@ -540,9 +546,10 @@ class _Trimmer:
             return
         if not is_comments and self._cites(body):
             return  # "Weitere Quellen": the sources of the text, links to other sites
+        rule = "comments-section" if is_comments else "related-section"
         for sibling in body:
-            self.drop(sibling)
-        self.drop(box)
+            self.drop(sibling, rule)
+        self.drop(box, rule)
 
     def _section_body(self, box: Element, rank: int) -> list[Element]:
         """The siblings after `box` up to the next heading of `rank` or higher."""
@@ -670,7 +677,7 @@ class _Trimmer:
                 and paragraph not in self.protected
             ):
                 for rest in paragraphs[index:]:
-                    self.drop(rest)
+                    self.drop(rest, "closing-prompt")
                 return
         for paragraph in reversed(paragraphs[1:]):
             text = _text(paragraph)
@@ -685,7 +692,7 @@ class _Trimmer:
                 or self.prose_before(paragraph) < late
             ):
                 return
-            self.drop(paragraph)
+            self.drop(paragraph, "closing-prompt")
 
     def _tail(self) -> None:
         """Pass 4: link-dense blocks after the last paragraph, then dangling labels."""
@@ -713,7 +720,7 @@ class _Trimmer:
                 and not self._cited_list(element)
                 and not self._cited_section(element)
             ):
-                self.drop(element)
+                self.drop(element, "tail-links")
                 kept.append(element)  # a scar: the heading over it is dangling now
                 continue
             text = _text(element) if self.chars(element) <= v.PROMPT_MAX_CHARS else ""
@@ -727,7 +734,7 @@ class _Trimmer:
                 and not _holds(element, _CODE)
                 and not self._cited_section(element)
             ):
-                self.drop(element)
+                self.drop(element, "tail-prompt")
                 kept.append(element)
                 continue
             kept.append(element)
@@ -745,7 +752,7 @@ class _Trimmer:
             if dropped_after and (
                 heading or (chars <= v.TAIL_LABEL_MAX_CHARS and not ends_sentence(_text(element)))
             ):
-                self.drop(element)
+                self.drop(element, "tail-label")
                 dropped_after = True
                 continue
             break
@@ -796,7 +803,7 @@ class _Trimmer:
             before_h1 = self._beside(h1, preceding=True)
             result.title = _text(h1) or None
             self.protected.discard(h1)
-            self.drop(h1)
+            self.drop(h1, "title")
             if sum(self.chars(e) for e in before_h1) <= v.TITLE_BLOCK_MAX_BEFORE:
                 for element in before_h1:
                     if (
@@ -804,12 +811,12 @@ class _Trimmer:
                         and not _holds(element, (*_MEDIA_OR_DATA, *_LISTS, *_HEADINGS))
                         and element not in self.protected
                     ):
-                        self.drop(element)
+                        self.drop(element, "title-block")
             first = self._first_paragraph()
         # a deck set as the first paragraph (the meta description, a "standfirst")
         while first is not None and self._deck_paragraph(first):
             deck = _text(first)
-            if not self.drop(first):
+            if not self.drop(first, "deck"):
                 break  # protected (the h1's box, the articleBody): the text starts here
             result.deck = result.deck or deck
             first = self._first_paragraph()
@@ -834,15 +841,15 @@ class _Trimmer:
                 # chapters), unless it repeats the title
                 if result.title is None:
                     result.title = _text(element) or None
-                    self.drop(element)
+                    self.drop(element, "title")
                 elif _text(element) == result.title:
-                    self.drop(element)
+                    self.drop(element, "title-repeat")
                 continue
             if _holds(element, ("h1", *_MEDIA_OR_DATA, *_LISTS)) or element.tag in _LISTS:
                 if element.tag not in _LISTS and element.tag not in _NEVER_JUDGED:
                     stack.extend(c for c in element if isinstance(c.tag, str))
                 continue
-            if self._title_part(element) and self.drop(element):
+            if self._title_part(element) and self.drop(element, "title-block"):
                 continue
             if any(c.tag not in v.INLINE_TAGS for c in element.iterchildren(etree.Element)):
                 # a box of the title block (its title went already): judge its lines
@@ -1034,6 +1041,7 @@ def trim_periphery(
     site: str | None = None,
     article_meta: bool = True,
     stats: TextStats | None = None,
+    audit: LossAudit | None = None,
 ) -> Trimmed:
     """Remove the chrome around the text of `root` in place (see the module docstring).
 
@@ -1045,6 +1053,7 @@ def trim_periphery(
     date among its fields (without them a date or byline line above the text is kept:
     it is the only place the page says it); `stats` is `stats.measure(root)` when the
     caller has it (measured here otherwise). Returns the title text taken out, for the
-    Markdown's ``# {title}`` line.
+    Markdown's ``# {title}`` line. Each removal is noted in `audit`, when given.
     """
-    return _Trimmer(root, h1, description, keep_captions, site, article_meta, stats).run()
+    trimmer = _Trimmer(root, h1, description, keep_captions, site, article_meta, stats, audit)
+    return trimmer.run()

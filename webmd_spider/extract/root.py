@@ -32,6 +32,7 @@ from functools import lru_cache
 import lxml.html
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.boilerplate import remove_boilerplate
 from webmd_spider.extract.chrome_names import COMMENTS, element_verdict, visually_hidden
 from webmd_spider.extract.clean import body_of, visible_chars
@@ -85,7 +86,10 @@ def _class_tier(value: str) -> int:
 
 
 def select_content(
-    root: lxml.html.HtmlElement, page_text_chars: int | None = None, site: str | None = None
+    root: lxml.html.HtmlElement,
+    page_text_chars: int | None = None,
+    site: str | None = None,
+    audit: LossAudit | None = None,
 ) -> Selection:
     """Choose the content root of `root` (a cleaned page) and clean it of chrome.
 
@@ -93,7 +97,8 @@ def select_content(
     (whitespace runs as one space), for the boilerplate ratio; when None it is
     measured here, on the page as it is now. `site` is ``urls.site_key`` of the
     page's URL, when known: it tells the links that leave the site (without it,
-    the page's canonical and navigation do).
+    the page's canonical and navigation do). The chrome removed from the root is
+    noted in `audit`, when given.
     """
     body = body_of(root)
     if page_text_chars is None:
@@ -103,7 +108,7 @@ def select_content(
     found = survey(body, stats)
     finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
-    touched = remove_boilerplate(content, stats, h1, found.candidates, site)
+    touched = remove_boilerplate(content, stats, h1, found.candidates, site, audit)
     kept = visible_chars(content)
     ratio = 1.0 - kept / page_text_chars if page_text_chars > 0 else 0.0
     return Selection(

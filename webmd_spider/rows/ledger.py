@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webmd_spider.items import Row, site_row
+from webmd_spider.rows.removed_totals import RemovedTotals
 
 #: How many rejected / unfetched URLs the summary lists by name (all are counted).
 MAX_LISTED = 1000
@@ -38,6 +39,8 @@ class SiteState:
     total_words: int = 0
     total_tokens: int = 0
     boilerplate_sum: float = 0.0
+    #: the loss audit of its page rows, summed (the site row's ``removed``)
+    removed: RemovedTotals = field(default_factory=RemovedTotals)
     #: set when the site stops early (page_budget, failure_budget, unreachable…)
     stop_reason: str | None = None
     refusals: int = 0  # 429/503 answers in a row (reset by any other answer)
@@ -98,6 +101,7 @@ class SiteState:
             total_words=self.total_words,
             total_tokens=self.total_tokens,
             avg_boilerplate_ratio=avg_boilerplate,
+            removed=self.removed.to_column(),
             failures=self.failures,
             stop_reason=self.final_stop_reason(run_stop_reason),
         )
@@ -173,6 +177,7 @@ class RunLedger:
             site.total_words += row.word_count or 0
             site.total_tokens += row.token_estimate or 0
             site.boilerplate_sum += row.boilerplate_ratio or 0.0
+            site.removed.add(row.removed, row.url)
 
     def elapsed(self) -> float:
         """Seconds since the run started."""
@@ -202,6 +207,7 @@ class RunLedger:
                     "discovery": s.discovery,
                     "robots_blocked": s.robots_blocked,
                     "stop_reason": s.final_stop_reason(self.stop_reason),
+                    "removed": s.removed.to_column(),
                 }
                 for key, s in self.sites.items()
             },
