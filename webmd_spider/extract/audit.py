@@ -49,8 +49,9 @@ KINDS: tuple[str, ...] = (
 )
 _KIND_TAGS = tuple(KIND_OF_TAG)
 #: Rules that move a block out of the body rather than lose it: the title heading
-#: becomes the Markdown's ``# title`` line and the row's ``title``.
-MOVED_RULES = frozenset({"title"})
+#: becomes the Markdown's ``# title`` line and the row's ``title``; a signature's
+#: layout table becomes the text of its code block (``declarations.py``).
+MOVED_RULES = frozenset({"title", "declaration"})
 #: characters of a removed block shown by ``webmd convert --explain``
 PREVIEW_CHARS = 80
 _NORMALIZED = etree.XPath("normalize-space()")

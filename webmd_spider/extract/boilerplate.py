@@ -467,7 +467,10 @@ class Cleaner:
                 classes = set((link.get("class") or "").lower().split())
                 if classes & v.PERMALINK_CLASSES or _in_heading(link, link.get("href") or ""):
                     text = _link_text(link)
-                    if len(text) <= 2 or text.lower() in v.PERMALINK_TEXTS:
+                    # a symbol ("¶", "#", "§") or nothing; letters are a name the
+                    # heading shows (rustdoc's "Primitive Type <a>fn</a>")
+                    symbol = not any(c.isalnum() for c in text)
+                    if (len(text) <= 2 and symbol) or text.lower() in v.PERMALINK_TEXTS:
                         doomed.append(link)
                         continue
             if s[CHARS] >= 4:

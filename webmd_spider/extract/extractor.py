@@ -21,6 +21,7 @@ from lxml import etree
 
 from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
+from webmd_spider.extract.declarations import convert_declarations
 from webmd_spider.extract.document import Document, ExtractOptions, Heading
 from webmd_spider.extract.inline import escape_line_start, escape_text
 from webmd_spider.extract.languages import guess_language
@@ -29,6 +30,7 @@ from webmd_spider.extract.metadata import apply_metadata, effective_base, page_t
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.periphery import trim_periphery
 from webmd_spider.extract.root import select_content, whole_page
+from webmd_spider.extract.widgets import remove_widgets
 from webmd_spider.urls import site_key
 
 
@@ -121,6 +123,12 @@ def _body_region(article_body: str) -> lxml.html.HtmlElement:
     return region
 
 
+def _block_title(block: lxml.html.HtmlElement | None) -> str | None:
+    """The text of a generator's title block, whitespace-normalised; None if none."""
+    text = " ".join(block.text_content().split()) if block is not None else ""
+    return text or None
+
+
 def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOptions) -> Document:
     root = parse_html(body, encoding)
     if root is None:
@@ -131,6 +139,8 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     article_body = apply_metadata(doc, root, tags, base, url)
     audit = LossAudit() if opts.main_content_only else None
     remove_never_content(root, keep_frames=opts.keep_frames, audit=audit)
+    convert_declarations(root, audit)  # before any chrome rule reads a signature's box
+    remove_widgets(root, audit)
     site = site_key(url)
     if opts.main_content_only:
         selection = select_content(root, site=site, audit=audit)
@@ -149,7 +159,10 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         # so that every chunk's heading path starts at the page title.
         if trimmed.deck and not doc.description:
             doc.description = trimmed.deck  # the deck is a field, never lost
-        title = trimmed.title or doc.title  # the heading the page shows, else metadata
+        shown = trimmed.title or _block_title(selection.title_block)
+        title = shown or doc.title  # the heading the page shows, else metadata
+        if not doc.title and shown:
+            doc.title = shown  # a theme without <title> (Doxygen's): the page's heading
     else:
         selection = whole_page(root)
         title = None  # the page's own headings stay where they are

@@ -159,7 +159,14 @@ class Renderer:
     def run(self, region: etree._Element) -> list[Block]:
         self.walk(region)
         self.root.flush()
-        return self.root.blocks
+        blocks = self.root.blocks
+        # a thematic break that opens or closes the content separated it from chrome
+        # that is gone (a manual's navigation header above its <hr>): nothing to part
+        while blocks and blocks[0][2] == RULE:
+            del blocks[0]
+        while blocks and blocks[-1][2] == RULE:
+            del blocks[-1]
+        return blocks
 
     def walk(self, top: etree._Element) -> None:
         """Render `top` and its subtree (not its tail) into the current box."""

@@ -28,8 +28,10 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 import lxml.html
+from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit
@@ -40,6 +42,10 @@ from webmd_spider.extract.stats import Element, TextStats, measure, remeasure
 from webmd_spider.extract.survey import Survey, survey
 
 _SPACES = re.compile(r"\s+")
+#: A heading's section number ("1.3.5.2 ", "A.1. ", "IV. ").
+_SECTION_NUMBER = re.compile(
+    r"^(?:[0-9]+(?:\.[0-9]+)*\.?|(?:[a-z]|[ivxlc]+)(?:\.[0-9]+)*\.)\s+(?=\S)"
+)
 
 
 @dataclass(slots=True)
@@ -60,6 +66,8 @@ class Selection:
     h1: lxml.html.HtmlElement | None = None
     #: the numbers of the content root as cleaned (`stats.measure` of `root`)
     stats: TextStats | None = None
+    #: a page without a title heading: its generator's title block (`_title_block`)
+    title_block: lxml.html.HtmlElement | None = None
 
 
 def _container_index() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
@@ -105,6 +113,9 @@ def select_content(
         page_text_chars = visible_chars(body)
     stats = measure(body)
     h1 = _page_h1(root, body, stats)
+    # no title heading: the generator's title block names the page, without moving the
+    # content root to it (Doxygen's sits in a header beside the contents)
+    title_block = _title_block(body, stats) if h1 is None else None
     found = survey(body, stats)
     finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
@@ -119,6 +130,7 @@ def select_content(
         tab_labels=found.tab_labels,
         h1=h1,
         stats=remeasure(stats, content, touched),
+        title_block=title_block,
     )
 
 
@@ -149,7 +161,7 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
     title = _normalized(title_el.text_content()) if title_el is not None else ""
     if not h1s:
         # no <h1> at all (DocBook titles each page with an <h2 class="title">): the
-        # <h2> that opens the <title>, if any
+        # <h2> that opens the <title>, if any; else the generator's title block
         return _title_heading(body, stats, title) if title else None
     best, best_score = None, -2.0
     for h1 in h1s:
@@ -176,6 +188,20 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
 
 
 _TITLE_MATCH = 2.0
+
+
+#: A generator's title block where no heading holds the title: Doxygen 1.8-1.9 writes
+#: ``<div class="headertitle"><div class="title">ns::Class Class Reference</div>``.
+_TITLE_BLOCKS = etree.XPath("descendant::div[@class='headertitle']")
+
+
+def _title_block(body: Element, stats: TextStats) -> Element | None:
+    """The page's title from its generator's title block (`_TITLE_BLOCKS`), if any."""
+    for block in cast(list[Element], _TITLE_BLOCKS(body)):
+        if isinstance(block, etree._Element) and stats.chars(block) > 0:
+            inner = [c for c in block if isinstance(c.tag, str) and stats.chars(c) > 0]
+            return inner[0] if len(inner) == 1 else block
+    return None
 
 
 def _hidden(element: Element, body: Element) -> bool:
@@ -212,18 +238,21 @@ def _matches_title(text: str, title: str, suffix: bool = False) -> bool:
 
 
 def _title_heading(body: Element, stats: TextStats, title: str) -> Element | None:
-    """The first <h2> whose text is the page's <title>, or opens it and is long enough
-    to be a title and not a site name."""
-    for heading in itertools.islice(body.iter("h2"), v.MAX_H1_CANDIDATES):
+    """The first heading below <h1> whose text is the page's <title>, or opens it and
+    is long enough to be a title and not a site name. Its section number does not
+    count: Texinfo titles a node "1.3.5.2 A Sample Command Description" in an <h4> and
+    its <title> "A Sample Command Description (GNU Octave ...)"."""
+    for heading in itertools.islice(body.iter("h2", "h3", "h4", "h5", "h6"), v.MAX_H1_CANDIDATES):
         if _in_chrome(heading):
             continue
-        text = _normalized(heading.text_content())
-        if text == title:
-            return heading  # the whole <title>, however short ("clusterdb")
-        if text and title.endswith(text) and _matches_title(text, title, suffix=True):
-            return heading  # the <title> after the site's name: the page has no <h1>
-        if stats.chars(heading) >= v.TITLE_HEADING_MIN_CHARS and _matches_title(text, title):
-            return heading
+        raw = _normalized(heading.text_content())
+        for text in dict.fromkeys((raw, _SECTION_NUMBER.sub("", raw))):
+            if text == title:
+                return heading  # the whole <title>, however short ("clusterdb")
+            if text and title.endswith(text) and _matches_title(text, title, suffix=True):
+                return heading  # the <title> after the site's name: the page has no <h1>
+            if stats.chars(heading) >= v.TITLE_HEADING_MIN_CHARS and _matches_title(text, title):
+                return heading
     return None
 
 

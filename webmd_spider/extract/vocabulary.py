@@ -601,6 +601,23 @@ EDIT_LINK_TEXT = re.compile(
 )
 EDIT_LINK_MAX_CHARS = 40
 PERMALINK_MAX_CHARS = 10
+
+# --- widgets.py: the controls of generated documentation (issue 30) -------------------
+#: The whole text of a link that is a documentation widget, not a word of the text:
+#: a source link (rustdoc "source", "[src]"; Sphinx viewcode "[source]"), a collapse
+#: toggle ("[-]" with a minus sign, "[+]"), Doxygen's "More..." to the details below.
+WIDGET_LINK_TEXTS = frozenset(
+    {
+        *("source", "[src]", "src", "[source]", "view source", "[view source]"),
+        *("[\u2212]", "[+]", "[-]", "\u2212", "collapse all docs", "expand all", "collapse all"),
+        *("more...", "more…", "[more...]"),
+    }
+)
+#: The whole text of a ``<summary>`` that is only a disclosure's control (rustdoc's
+#: "Expand description"): the summary goes, what it discloses stays.
+WIDGET_SUMMARY_TEXTS = frozenset(
+    {"expand description", "show description", "show declaration", "expand", "collapse"}
+)
 #: A UI-word block inside one of these (a heading's, a table cell's words) stays.
 UI_STOP_TAGS = frozenset({*HEADING_TAGS, "td", "th", "tr", "table", "caption", "summary"})
 
