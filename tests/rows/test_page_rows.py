@@ -322,6 +322,22 @@ def test_only_positive_evidence_makes_a_short_page_a_shell(shell: str) -> None:
     assert build_page_row(doc, url=URL).error_type == "empty"
 
 
+@pytest.mark.parametrize("words", [12, 50])
+def test_a_noscript_notice_beside_real_content_is_a_page(words: int) -> None:
+    # a Javadoc package-tree page: a class hierarchy and the generator's notice
+    items = "".join(f"<li>java.util.function.Type{i}</li>" for i in range(words - 2))
+    html = (
+        "<html><head><title>Hierarchy</title></head><body>"
+        "<noscript><div>JavaScript is disabled on your browser.</div></noscript>"
+        f"<main><h1>Hierarchy For Package</h1><ul>{items}</ul></main>"
+        "<script src='script.js'></script></body></html>"
+    )
+    doc = extract(html, URL)
+    assert doc.total_words >= words - 2 and not doc.js_shell
+    row = build_page_row(doc, url=URL)
+    assert row.row_type == "page" and "Type0" in (row.markdown or "")
+
+
 def test_unknown_context_name_is_refused() -> None:
     doc = extract(ARTICLE, URL)
     with pytest.raises(TypeError):

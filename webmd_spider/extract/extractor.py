@@ -59,6 +59,10 @@ def extract(
 
 #: Below this many words a page is checked for the marks of a JavaScript shell.
 SHELL_CHECK_WORDS = 20
+#: A ``<noscript>`` asking for JavaScript is a shell's mark only on a page with fewer
+#: words than this: next to real content (a Javadoc page's 12-word class hierarchy) it
+#: is the generator's notice about its search box, not evidence (issue 30 item 6).
+NOSCRIPT_SHELL_MAX_WORDS = 5
 _NOSCRIPT_ASKS = re.compile(
     rb"<noscript\b[^>]*>(?:(?!</noscript).){0,600}?"
     rb"(?:javascript|enable\s+js|js\s+(?:is\s+)?(?:required|disabled))",
@@ -73,15 +77,15 @@ _SCRIPT_SRC = re.compile(rb"<script\b[^>]*\bsrc\s*=", re.IGNORECASE)
 _APP_ROOT_TAG = re.compile(rb"<app-root\b[^>]*>\s*</app-root>", re.IGNORECASE)
 
 
-def looks_like_js_shell(body: bytes | str) -> bool:
+def looks_like_js_shell(body: bytes | str, words: int = 0) -> bool:
     """Positive evidence in the raw page that its content is rendered by a script: a
-    ``<noscript>`` that asks for JavaScript, or an empty app mount point (``<div
-    id="root"></div>``, or one holding a "Loading..." line; Angular's ``<app-root>``)
-    with a script bundle. A short page without either is a short page (a contact
-    page, a status page, a stub)."""
+    ``<noscript>`` that asks for JavaScript on a page of under `NOSCRIPT_SHELL_MAX_WORDS`
+    extracted `words`, or an empty app mount point (``<div id="root"></div>``, or one
+    holding a "Loading..." line; Angular's ``<app-root>``) with a script bundle. A
+    short page without either is a short page (a contact page, a status page, a stub)."""
     raw = body.encode("utf-8", "replace") if isinstance(body, str) else body
     raw = raw[: 2 * 1024 * 1024]  # bounded: a shell's marks are in its first bytes
-    if _NOSCRIPT_ASKS.search(raw):
+    if words < NOSCRIPT_SHELL_MAX_WORDS and _NOSCRIPT_ASKS.search(raw):
         return True
     mounted = _EMPTY_MOUNT.search(raw) or _APP_ROOT_TAG.search(raw)
     return bool(mounted and _SCRIPT_SRC.search(raw))
@@ -223,5 +227,5 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         doc.language = guess_language(doc.text)
     if doc.total_words < SHELL_CHECK_WORDS:
         # a short page: only now is it worth a look at the raw page for a shell's marks
-        doc.js_shell = looks_like_js_shell(body)
+        doc.js_shell = looks_like_js_shell(body, doc.total_words)
     return doc
