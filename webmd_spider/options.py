@@ -74,6 +74,10 @@ class JobOptions:
     #: False: each page's whole <body> as Markdown, not only its main content (the
     #: HTTP API's useMainContentOnly=false)
     main_content_only: bool = True
+    #: leave out a short paragraph (200 characters or fewer) that already appeared
+    #: verbatim on 3 earlier pages of the same website (a banner inside the content);
+    #: headings, code and tables never; content_hash is taken before (extract/repeated.py)
+    remove_repeated_blocks: bool = False
     #: fetch and convert linked PDF and DOCX documents (false: neither fetched nor
     #: counted as failures)
     parse_documents: bool = True

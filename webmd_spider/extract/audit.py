@@ -106,6 +106,19 @@ class Losses:
         return out
 
 
+def repeated_removal(text: str) -> Removal:
+    """A paragraph left out because its website repeats it (``repeated.py``): removed
+    after rendering, so it is counted from its text, rule ``repeated-block``."""
+    words = " ".join(text.split())
+    return Removal(
+        rule="repeated-block",
+        kind="paragraph",
+        kinds=Counter({"paragraph": 1}),
+        chars=len(words),
+        preview=words[:PREVIEW_CHARS],
+    )
+
+
 def count_kinds(element: Any) -> Counter[str]:
     """The elements of each of `KINDS` in `element`'s subtree, itself included."""
     counts: Counter[str] = Counter()

@@ -292,7 +292,11 @@ class ChromeJudge:
             return False
         aside = tag == "aside" or role == "complementary"
         if aside and (
-            class_words(element) & v.ADMONITION_WORDS
+            # the text's footnotes (docutils 0.18+ writes them as <aside class="footnote">;
+            # DPUB-ARIA 1.0 roles doc-footnote / doc-endnotes): the notes of the text
+            role in v.FOOTNOTE_ROLES
+            or class_words(element) & v.FOOTNOTE_WORDS
+            or class_words(element) & v.ADMONITION_WORDS
             or s[PROSE] >= v.ASIDE_KEEP_PROSE
             # a sidebar in the flow of the text (beside its paragraphs, not a column of
             # the page) holding its code example or a figure: Python's asyncio page has

@@ -19,6 +19,15 @@ member box or a link farm and dropped it without a word (issue 30). Here, once p
 
 * a **code listing drawn as lines of divs** becomes a ``<pre>``: Doxygen's
   ``div.fragment`` of ``div.line`` (1.8-1.9), its ``span.lineno`` line numbers left out;
+* a **signature term** of a definition list becomes a ``<pre>``: Sphinx 4+ marks each
+  with ``dt.sig``; Texinfo 6 (``dl.def``) and 7 (``dl.first-deffn``, ``dt.deffn``) write
+  one ``<dt>`` per call form, and a run of them becomes one block of lines;
+* a **code header** (rustdoc 1.5x-1.8x ``h3.code-header`` / ``h4.code-header``: an impl
+  or a method's declaration as the heading) keeps its heading, its words as one inline
+  code span, so that the heading path reads ``impl Clone for T > fn clone(&self)``;
+* a **member summary table** of Doxygen 1.8-1.9 (``table.memberdecls``: a group heading
+  row, then a row per member of return type and declaration, a row of its brief
+  description) becomes its heading and a list of ``declaration``: description items;
 * a **table drawn as a grid of divs** becomes a ``<table>``: Javadoc's
   ``div.summary-table`` (JDK 17-21), whose cells are its children in reading order and
   whose column count its ``{two,three,four}-column-summary`` class gives (the header
@@ -48,6 +57,8 @@ DECLARATION_CLASSES = frozenset(
         "memproto",  # Doxygen 1.8-1.9: table.memname of a member's signature
     }
 )
+#: Of those, the ones only the javadoc tool writes: their code is Java.
+JAVA_DECLARATION_CLASSES = frozenset({"member-signature", "type-signature"})
 #: Class names of a code listing written as one div per line (Doxygen 1.8-1.9).
 LISTING_CLASS = "fragment"
 LISTING_LINE_CLASS = "line"
@@ -70,7 +81,21 @@ _CANDIDATES = etree.XPath(
     "/following-sibling::*[1][self::div or self::p]"
     " | descendant::div[contains(@class, 'signature') or contains(@class, 'memproto')"
     " or contains(@class, 'fragment') or contains(@class, 'summary-table')]"
+    " | descendant::dt[contains(@class, 'sig')]"
+    " | descendant::dl[contains(@class, 'def')]"
+    " | descendant::*[contains(@class, 'code-header')]"
+    " | descendant::table[contains(@class, 'memberdecls')]"
 )
+#: Sphinx 4+: the class of a signature's ``<dt>``.
+SIGNATURE_TERM_CLASS = "sig"
+#: Texinfo 6 (``def``) and 7 (``first-deffn`` and the like): a definition's list.
+DEFINITION_LIST_CLASSES = frozenset(
+    {"def", "first-deffn", "deffn", "first-defun", "first-deftypefn", "first-defvr"}
+)
+#: rustdoc: a heading that is a declaration.
+CODE_HEADER_CLASS = "code-header"
+#: Doxygen 1.8-1.9: a class's member summary table, its heading rows and member rows.
+MEMBER_TABLE_CLASS = "memberdecls"
 #: Javadoc's grid classes (JDK 17-21) and the column counts they name.
 GRID_CLASS = "summary-table"
 GRID_COLUMNS = {"two-column-summary": 2, "three-column-summary": 3, "four-column-summary": 4}
@@ -89,6 +114,25 @@ def convert_declarations(root: Element, audit: LossAudit | None = None) -> int:
         if element.getparent() is None:
             continue
         names = set((element.get("class") or "").split())
+        tag = element.tag
+        if tag == "dt":
+            if SIGNATURE_TERM_CLASS in names:
+                _become_code(element, _line_text(element))
+                converted += 1
+            continue
+        if tag == "dl":
+            if names & DEFINITION_LIST_CLASSES:
+                converted += _definition_terms_to_code(element, audit)
+            continue
+        if CODE_HEADER_CLASS in names:
+            if tag in _HEADINGS:
+                _heading_to_code(element)
+                converted += 1
+            continue
+        if tag == "table":
+            if MEMBER_TABLE_CLASS in names and _member_table_to_list(element, audit):
+                converted += 1
+            continue
         if LISTING_CLASS in names:
             if _listing_to_code(element):
                 converted += 1
@@ -97,6 +141,8 @@ def convert_declarations(root: Element, audit: LossAudit | None = None) -> int:
                 converted += 1
         elif names & DECLARATION_CLASSES or _shaped_like_declaration(element):
             _declaration_to_code(element, audit)
+            if names & JAVA_DECLARATION_CLASSES:
+                element.set("class", "language-java")  # the javadoc tool documents Java
             converted += 1
     return converted
 
@@ -157,6 +203,90 @@ def _listing_to_code(element: Element) -> bool:
     return True
 
 
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _line_text(element: Element) -> str:
+    """The element's words as one line (a definition's leading ": " category left out)."""
+    return " ".join(element.text_content().split()).removeprefix(": ").strip()
+
+
+def _definition_terms_to_code(dl: Element, audit: LossAudit | None) -> int:
+    """Each run of ``<dt>`` call forms of `dl` becomes one ``<pre>`` of their lines (the
+    first term, in place; the others are moved into it)."""
+    converted = 0
+    run: list[Element] = []
+    for child in [*dl.iterchildren(etree.Element), None]:
+        if child is not None and child.tag == "dt":
+            run.append(child)
+            continue
+        if run:
+            lines = [_line_text(term) for term in run]
+            for term in run[1:]:
+                if audit is not None:
+                    audit.note(term, "declaration")
+                term.drop_tree()
+            _become_code(run[0], "\n".join(line for line in lines if line))
+            converted += 1
+            run = []
+    return converted
+
+
+def _heading_to_code(heading: Element) -> None:
+    """The heading keeps its place and level; its words become one inline code span."""
+    text = " ".join(heading.text_content().split())
+    tail = heading.tail
+    for child in list(heading):
+        heading.remove(child)
+    heading.text = None
+    code = etree.SubElement(heading, "code")
+    code.text = text
+    heading.tail = tail
+
+
+def _member_table_to_list(table: Element, audit: LossAudit | None) -> bool:
+    """Doxygen's member summary as its group headings and lists of members: each
+    ``tr.memitem*`` gives ``<li><code>declaration</code>: description</li>`` (the
+    description from the ``tr.memdesc*`` row after it). False (left alone) when the
+    table has no member rows."""
+    blocks: list[Element] = []
+    items: Element | None = None
+    for row in table.iter("tr"):
+        kind = (row.get("class") or "").split(":", 1)[0]
+        cells = [" ".join(c.text_content().split()) for c in row.iterchildren("td", "th")]
+        if kind == "heading":
+            heading = next(row.iter(*_HEADINGS), None)
+            if heading is not None:
+                title = etree.Element(heading.tag)
+                title.text = " ".join(heading.text_content().split())
+                blocks.append(title)
+                items = None
+        elif kind == "memitem":
+            if items is None:
+                items = etree.Element("ul")
+                blocks.append(items)
+            item = etree.SubElement(items, "li")
+            code = etree.SubElement(item, "code")
+            code.text = _CLOSE.sub(r"\1", " ".join(c for c in cells if c))
+        elif kind == "memdesc" and items is not None and len(items):
+            brief = " ".join(c for c in cells if c).removesuffix("More...").strip()
+            if brief:
+                items[-1][-1].tail = ": " + brief
+    if not any(b.tag == "ul" for b in blocks):
+        return False
+    if audit is not None:
+        audit.note(table, "declaration")
+    parent = table.getparent()
+    if parent is None:
+        return False
+    at = parent.index(table)
+    for offset, block in enumerate(blocks):
+        parent.insert(at + offset, block)
+    blocks[-1].tail = table.tail
+    parent.remove(table)
+    return True
+
+
 def _grid_to_table(element: Element, names: set[str]) -> bool:
     """A grid of cell divs becomes a ``<table>`` of rows of its column count (header
     cells in a ``<thead>``); False (left alone) when the cells do not fill the rows."""
@@ -165,7 +295,7 @@ def _grid_to_table(element: Element, names: set[str]) -> bool:
     if not columns or not cells or len(cells) % columns:
         return False
     tail = element.tail
-    element.attrib.clear()
+    element.attrib.pop("class", None)
     element.tag = "table"
     for child in cells:
         element.remove(child)
@@ -189,7 +319,8 @@ def _become_code(element: Element, text: str) -> None:
     tail = element.tail
     for child in list(element):
         element.remove(child)
-    element.attrib.clear()
+    for name in ("class", "style"):  # its names said "box" to the chrome rules; its id stays
+        element.attrib.pop(name, None)
     element.tag = "pre"
     element.text = text
     element.tail = tail

@@ -27,6 +27,10 @@ class ExtractOptions:
     #: content root, no chrome removal (what is never content, scripts and hidden
     #: elements, still goes). The HTTP API's ``useMainContentOnly=false``.
     main_content_only: bool = True
+    #: a crawl's ``remove_repeated_blocks``: the keys of the short paragraphs its website
+    #: repeats (``repeated.RepeatedParagraphs``), left out of `markdown` and `text` (not
+    #: of `content_hash`); None: the option is off and no paragraph is keyed
+    repeated_paragraphs: frozenset[str] | None = None
 
 
 @dataclass(slots=True)
@@ -102,4 +106,7 @@ class Document:
     #: each removed block as (kind, rule, first 80 characters), in removal order, for
     #: ``webmd convert --explain`` (not a row column)
     removed_blocks: list[tuple[str, str, str]] = field(default_factory=list)
+    #: with `ExtractOptions.repeated_paragraphs`: the keys of the page's short top-level
+    #: paragraphs, for its website's count (not a row column)
+    paragraph_keys: list[str] = field(default_factory=list)
     error: str | None = None

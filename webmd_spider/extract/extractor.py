@@ -19,7 +19,7 @@ from typing import cast
 import lxml.html
 from lxml import etree
 
-from webmd_spider.extract.audit import LossAudit
+from webmd_spider.extract.audit import LossAudit, repeated_removal
 from webmd_spider.extract.clean import TAB_LABEL_ATTR, remove_never_content
 from webmd_spider.extract.declarations import convert_declarations
 from webmd_spider.extract.document import Document, ExtractOptions, Heading
@@ -143,8 +143,8 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     article_body = apply_metadata(doc, root, tags, base, url)
     audit = LossAudit() if opts.main_content_only else None
     remove_never_content(root, keep_frames=opts.keep_frames, audit=audit)
+    remove_widgets(root, audit)  # first: a permalink inside a signature is not its text
     convert_declarations(root, audit)  # before any chrome rule reads a signature's box
-    remove_widgets(root, audit)
     site = site_key(url)
     if opts.main_content_only:
         selection = select_content(root, site=site, audit=audit)
@@ -164,9 +164,13 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         if trimmed.deck and not doc.description:
             doc.description = trimmed.deck  # the deck is a field, never lost
         shown = trimmed.title or _block_title(selection.title_block)
-        title = shown or doc.title  # the heading the page shows, else metadata
+        # the Markdown's title line is the heading the page shows (its <h1>, a
+        # generator's title block), not a <title> with the site's name (issue 30)
+        title = shown or doc.title
         if not doc.title and shown:
-            doc.title = shown  # a theme without <title> (Doxygen's): the page's heading
+            # the row's title is the page's metadata, its site name cut off; a theme
+            # with no <title> (Doxygen's) is named by the heading it shows
+            doc.title = shown
     else:
         selection = whole_page(root)
         title = None  # the page's own headings stay where they are
@@ -182,6 +186,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         keep_links=opts.keep_links,
         keep_images=opts.keep_images,
         tab_labels=selection.tab_labels,
+        repeated=opts.repeated_paragraphs,
     )
     method = selection.method
     if opts.main_content_only and _shell_of(article_body, rendered.text):
@@ -210,8 +215,11 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     doc.images = rendered.images
     doc.tables = rendered.tables
     doc.extraction_method = method
+    doc.paragraph_keys = rendered.paragraph_keys
     if audit is not None:
         losses = audit.settle(selection.root)
+        for text in rendered.dropped_paragraphs:
+            losses.removals.append(repeated_removal(text))
         doc.removed = losses.summary()
         doc.removed_blocks = [(r.kind, r.rule, r.preview) for r in losses.removals]
     doc.boilerplate_ratio = selection.boilerplate_ratio

@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import lxml.html
 from lxml import etree
 
 from webmd_spider.extract.document import Heading, Image, Link
-from webmd_spider.extract.render_boxes import Block, join_blocks, separator
+from webmd_spider.extract.render_boxes import PARA, Block, join_blocks, separator
 from webmd_spider.extract.renderer import Renderer
+from webmd_spider.extract.repeated import REPEATED_MAX_CHARS, paragraph_key
 
 
 @dataclass(slots=True)
@@ -50,6 +51,10 @@ class Rendered:
     #: "sha256:<hex>" of the whole Markdown before any max_chars cut, so that a change of
     #: max_chars alone, or content past the cut, is judged on the full page
     content_hash: str = ""
+    #: with `repeated` given: the keys of the region's short top-level paragraphs
+    #: (`repeated.paragraph_key`), and the text of those left out as repeated
+    paragraph_keys: list[str] = field(default_factory=list)
+    dropped_paragraphs: list[str] = field(default_factory=list)
 
 
 def markdown_hash(markdown: str) -> str:
@@ -67,6 +72,7 @@ def render(
     max_chars: int = 0,
     tab_labels: bool = True,
     heading: str = "",
+    repeated: frozenset[str] | None = None,
 ) -> Rendered:
     """Render `region` as Markdown and text in one walk; never raises.
 
@@ -79,6 +85,9 @@ def render(
     (`clean.TAB_LABEL_ATTR`), which spares reading that attribute on each one.
     `heading` is the document's title line that the caller puts before the Markdown:
     `content_hash` is then taken of that line, a blank line and the whole body.
+    `repeated` (a website's repeated paragraphs, ``repeated.RepeatedParagraphs``): the
+    short top-level paragraphs are keyed, and those whose key it holds are left out
+    of the Markdown and the text, not of `content_hash`; None: nothing is keyed.
     """
     try:
         return render_strict(
@@ -90,6 +99,7 @@ def render(
             max_chars=max_chars,
             tab_labels=tab_labels,
             heading=heading,
+            repeated=repeated,
         )
     except Exception:  # a converter bug must not lose the page: plain words
         text = " ".join("".join(_safe_itertext(region)).split())
@@ -128,6 +138,7 @@ def render_strict(
     cell_sep: str = "\t",
     tab_labels: bool = True,
     heading: str = "",
+    repeated: frozenset[str] | None = None,
 ) -> Rendered:
     """`render()` without the safety net (exceptions propagate); for tests."""
     renderer = Renderer(
@@ -139,6 +150,11 @@ def render_strict(
         tab_labels=tab_labels,
     )
     blocks = renderer.run(region)
+    keys: list[str] = []
+    dropped: list[str] = []
+    whole = blocks
+    if repeated is not None:
+        blocks = _without_repeated(blocks, repeated, keys, dropped)
     if max_chars > 0:
         markdown, text, truncated = _truncate(blocks, max_chars)
         full = join_blocks(blocks)[0] if truncated else markdown
@@ -146,6 +162,8 @@ def render_strict(
         markdown, text = join_blocks(blocks)
         truncated = False
         full = markdown
+    if dropped:  # the hash is of the page as it is, whatever the site repeats
+        full = join_blocks(whole)[0]
     return Rendered(
         markdown=markdown,
         text=text,
@@ -156,7 +174,27 @@ def render_strict(
         truncated=truncated,
         total_words=sum(len(tx.split()) for _, tx, _ in blocks) if truncated else len(text.split()),
         content_hash=markdown_hash(with_title(heading, full)),
+        paragraph_keys=keys,
+        dropped_paragraphs=dropped,
     )
+
+
+def _without_repeated(
+    blocks: list[Block], repeated: frozenset[str], keys: list[str], dropped: list[str]
+) -> list[Block]:
+    """`blocks` without the short top-level paragraphs whose key `repeated` holds; the
+    keys of all short paragraphs go to `keys`, the dropped ones' text to `dropped`."""
+    kept: list[Block] = []
+    for block in blocks:
+        _, tx, kind = block
+        if kind == PARA and tx and len(tx) <= REPEATED_MAX_CHARS:
+            key = paragraph_key(tx)
+            keys.append(key)
+            if key in repeated:
+                dropped.append(tx)
+                continue
+        kept.append(block)
+    return kept if dropped else blocks
 
 
 def with_title(heading: str, body: str) -> str:

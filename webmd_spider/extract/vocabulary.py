@@ -602,6 +602,11 @@ EDIT_LINK_TEXT = re.compile(
 EDIT_LINK_MAX_CHARS = 40
 PERMALINK_MAX_CHARS = 10
 
+#: Names and roles of a footnote list (kept, whatever its tag): docutils' aside.footnote,
+#: DPUB-ARIA 1.0's doc-footnote / doc-endnotes.
+FOOTNOTE_WORDS = frozenset({"footnote", "footnotes", "endnotes", "endnote"})
+FOOTNOTE_ROLES = frozenset({"doc-footnote", "doc-endnotes", "doc-footnotes"})
+
 # --- widgets.py: the controls of generated documentation (issue 30) -------------------
 #: The whole text of a link that is a documentation widget, not a word of the text:
 #: a source link (rustdoc "source", "[src]"; Sphinx viewcode "[source]"), a collapse
@@ -610,9 +615,12 @@ WIDGET_LINK_TEXTS = frozenset(
     {
         *("source", "[src]", "src", "[source]", "view source", "[view source]"),
         *("[\u2212]", "[+]", "[-]", "\u2212", "collapse all docs", "expand all", "collapse all"),
-        *("more...", "more…", "[more...]"),
+        *("[more...]",),
     }
 )
+#: The whole text of a link that is a control when it ends its block: rustdoc's "Read
+#: more" to a trait's documentation, Doxygen's "More..." to a member's details.
+WIDGET_TRAILING_TEXTS = frozenset({"read more", "more...", "more…", "read more…", "read more..."})
 #: The whole text of a ``<summary>`` that is only a disclosure's control (rustdoc's
 #: "Expand description"): the summary goes, what it discloses stays.
 WIDGET_SUMMARY_TEXTS = frozenset(

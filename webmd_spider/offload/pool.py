@@ -291,11 +291,16 @@ class ExtractPool:
         return sum(1 for w in self.workers if w.ready and w.alive)
 
     def submit(
-        self, body: bytes, url: str, encoding: str | None
+        self,
+        body: bytes,
+        url: str,
+        encoding: str | None,
+        repeated: frozenset[str] | None = None,
     ) -> asyncio.Future[PageWork] | None:
         """Hand a page to the least busy ready worker: a future of its ``PageWork``
         (failing with :class:`WorkerGone` if that worker dies), or None when no worker
-        can take it now."""
+        can take it now. `repeated`: its website's repeated paragraphs
+        (``ExtractOptions.repeated_paragraphs``), sent with the page."""
         best: _Worker | None = None
         for worker in self.workers:
             load = len(worker.waiting)
@@ -309,7 +314,8 @@ class ExtractPool:
         if not best.waiting:
             best.busy_since = time.monotonic()  # its clock starts now
         best.waiting.append(future)
-        self._send(best, _frame(pickle.dumps((body, url, encoding), pickle.HIGHEST_PROTOCOL)))
+        job = (body, url, encoding, repeated)
+        self._send(best, _frame(pickle.dumps(job, pickle.HIGHEST_PROTOCOL)))
         return future
 
     def _send(self, worker: _Worker, data: bytes) -> None:
@@ -474,7 +480,13 @@ class ExtractPool:
         self._lose(worker, f"a page took longer than {self.deadline:g} s", timed_out=True)
 
     # -- one call for callers --------------------------------------------------------
-    async def extract(self, body: bytes, url: str, encoding: str | None) -> PageWork | None:
+    async def extract(
+        self,
+        body: bytes,
+        url: str,
+        encoding: str | None,
+        repeated: frozenset[str] | None = None,
+    ) -> PageWork | None:
         """The page's ``PageWork`` from a worker, or None: extract it in the crawl
         process (no worker can take it now and the page is small, no worker is left,
         or the page failed in its worker).
@@ -495,7 +507,7 @@ class ExtractPool:
         while True:
             if self.closed:
                 raise PoolClosed("the extraction processes were stopped")
-            future = self.submit(body, url, encoding)
+            future = self.submit(body, url, encoding, repeated)
             if future is None:
                 remaining = give_up - time.monotonic()
                 if not large or not self.workers or remaining <= 0:

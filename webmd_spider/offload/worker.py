@@ -21,6 +21,7 @@ from __future__ import annotations
 import pickle
 import signal
 import sys
+from dataclasses import replace
 from multiprocessing.connection import Connection
 
 from webmd_spider.offload.gc_tuning import tune_gc
@@ -39,11 +40,12 @@ def serve(jobs: Connection, results: Connection) -> None:
         return
     while True:
         try:
-            body, url, encoding = pickle.loads(jobs.recv_bytes())
+            body, url, encoding, repeated = pickle.loads(jobs.recv_bytes())
         except (EOFError, OSError):
             return
         try:
-            work = extract_page(body, url, encoding, options, size, overlap)
+            own = options if repeated is None else replace(options, repeated_paragraphs=repeated)
+            work = extract_page(body, url, encoding, own, size, overlap)
             result = pickle.dumps(work, pickle.HIGHEST_PROTOCOL)
         except Exception:  # None: the crawl process extracts the page, as it would alone
             result = pickle.dumps(None)

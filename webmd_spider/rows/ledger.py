@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from webmd_spider.extract.repeated import RepeatedParagraphs
 from webmd_spider.items import Row, site_row
 from webmd_spider.rows.removed_totals import RemovedTotals
 
@@ -41,6 +42,8 @@ class SiteState:
     boilerplate_sum: float = 0.0
     #: the loss audit of its page rows, summed (the site row's ``removed``)
     removed: RemovedTotals = field(default_factory=RemovedTotals)
+    #: the short paragraphs of its pages, counted (``remove_repeated_blocks``)
+    repeated: RepeatedParagraphs = field(default_factory=RepeatedParagraphs)
     #: set when the site stops early (page_budget, failure_budget, unreachable…)
     stop_reason: str | None = None
     refusals: int = 0  # 429/503 answers in a row (reset by any other answer)

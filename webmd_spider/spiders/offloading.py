@@ -29,10 +29,14 @@ Extracted = PageWork | ExtractionTimeout | PoolClosed | None
 class PageOffload:
     """The extraction processes of a crawl, or none (``pool`` is None)."""
 
-    def __init__(self, pool: ExtractPool | None, ledger: RunLedger, clock: RunClock) -> None:
+    def __init__(
+        self, pool: ExtractPool | None, ledger: RunLedger, clock: RunClock, repeated: bool = False
+    ) -> None:
         self.pool = pool
         self.ledger = ledger
         self.clock = clock
+        #: ``remove_repeated_blocks``: each page goes with its website's repeated paragraphs
+        self.repeated = repeated
         #: pages out at an extraction process, per website (given up when it stops)
         self._out: dict[str, set[asyncio.Future[PageWork | None]]] = {}
 
@@ -60,10 +64,12 @@ class PageOffload:
         pool = self.pool
         assert pool is not None
         # a task of its own, which give_up can cancel without touching Scrapy's
-        task = asyncio.ensure_future(
-            pool.extract(response.body, response.url, charset_of(response))
-        )
         website = response.meta["webmd_site"]
+        site = self.ledger.sites.get(website)
+        repeated = site.repeated.repeated() if self.repeated and site is not None else None
+        task = asyncio.ensure_future(
+            pool.extract(response.body, response.url, charset_of(response), repeated)
+        )
         out = self._out.setdefault(website, set())
         out.add(task)
         try:

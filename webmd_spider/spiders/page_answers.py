@@ -21,6 +21,7 @@ together so that no door skips a step.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from scrapy import Request
@@ -139,6 +140,13 @@ class PageAnswers:
         )  # fmt: skip
         return problem is None and canonicalize(response.url) not in site.emitted
 
+    def _options_for(self, site: SiteState) -> ExtractOptions:
+        """The extractor's options for a page of `site`: with ``remove_repeated_blocks``,
+        its website's repeated paragraphs so far."""
+        if not self.options.remove_repeated_blocks:
+            return self.extract_options
+        return replace(self.extract_options, repeated_paragraphs=site.repeated.repeated())
+
     def document_of(self, response: Response) -> str | None:
         """The document kind (``"pdf"``, ``"docx"``) a 2xx answer is converted as, by
         its bytes or its ``Content-Type``; None for anything else, and for every answer
@@ -213,7 +221,7 @@ class PageAnswers:
             self._inc_stat("webmd/extractions_in_workers")
         else:  # the same work as an extraction process's (offload.page_work), done here
             work = extract_page(
-                response.body, response.url, charset_of(response), self.extract_options,
+                response.body, response.url, charset_of(response), self._options_for(site),
                 *self.options.chunk_budget, document=kind,
             )  # fmt: skip
         served_as = served if untyped else None
@@ -294,6 +302,8 @@ class PageAnswers:
         if chunks is not None and row.row_type == "page":
             row.chunks, row.chunk_count = chunks, len(chunks)
         site.emitted.add(final)
+        if row.row_type == "page" and self.options.remove_repeated_blocks:
+            site.repeated.add_page(doc.paragraph_keys)  # what the next pages may leave out
         if row.row_type == "page" and self.incremental.enabled:
             nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
             self._compare_with_state(site, row, doc, response, key, nofollow)

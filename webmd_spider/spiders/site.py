@@ -129,7 +129,9 @@ class SiteSpider(Spider):
         job = self.job
         crawler: Crawler | None = getattr(self, "crawler", None)  # set by from_crawler
         self.clock = RunClock(self.ledger)
-        self.offload = PageOffload(pool, self.ledger, self.clock)
+        self.offload = PageOffload(
+            pool, self.ledger, self.clock, repeated=job.options.remove_repeated_blocks
+        )
         self.budgets = SiteBudgets(
             job.options, self.ledger, job.crew, self._run_id, self._stop_site
         )
