@@ -166,7 +166,12 @@ def remove_never_content(
         _object_to_img(node)
     # Tab groups found by their tab strip label their panels whether hidden or not (a
     # panel hidden by a class or a stylesheet is still one of the alternatives).
-    grouped, strips = _label_tab_groups(root, targets, controls, labels)
+    roles: list[Any] = _ROLES(root)  # type: ignore[assignment]
+    grouped, strips = _label_tab_groups(root, targets, controls, labels, roles)
+    # a tooltip (WAI-ARIA 1.2 role=tooltip) is shown on hover over the text it explains:
+    # its words are not the text's (a Doxygen "Definition: file.h:12")
+    tips = (r.getparent() for r in roles if r.strip().lower() == v.TOOLTIP_ROLE)
+    _drop_all(tips, audit, "widget")
     kept = grouped | _math_sources(maths, hidden) if maths and v.KEEP_HIDDEN_MATH else grouped
     hiding = [e for e in hidden if not is_tab_panel(e) and e not in kept]
     if hiding:
@@ -567,8 +572,10 @@ def _label_tab_groups(
     targets: _TabTargets,
     controls: list[lxml.html.HtmlElement],
     labels: list[lxml.html.HtmlElement],
+    roles: list[Any],
 ) -> tuple[set[lxml.html.HtmlElement], list[lxml.html.HtmlElement]]:
     """Label the panels of every tab group found by its tab strip; (panels, strips to drop).
+    `roles` are the page's role attributes (`_ROLES`).
 
     A group is a ``role=tablist`` of ``role=tab`` elements, or a strip of ``<label for>``
     elements switching radio inputs (MkDocs Material, VitePress: CSS-only tabs). Each
@@ -579,7 +586,6 @@ def _label_tab_groups(
     """
     grouped: set[lxml.html.HtmlElement] = set()
     strips: list[lxml.html.HtmlElement] = []
-    roles: list[Any] = _ROLES(root)  # type: ignore[assignment]
     tablists = [r.getparent() for r in roles if r.strip().lower() == v.TABLIST_ROLE]
     for tablist in tablists:
         tabs = [e for e in tablist.iter() if (e.get("role") or "").lower() == v.TAB_ROLE]

@@ -10,8 +10,8 @@ member box or a link farm and dropped it without a word (issue 30). Here, once p
 
   - by structure, any generator: the block right after a heading (the member's name),
     made of inline markup only, whose text is shaped like a declaration (it opens with
-    modifiers and a declaring keyword, or calls the heading's name: ``empty()`` under
-    ``### empty``) and is not a sentence;
+    modifiers and a declaring keyword and holds code's punctuation: ``public static
+    <T> Optional<T> empty()``) and is not a sentence;
   - by name, where a class name is the only evidence (`DECLARATION_CLASSES`): Javadoc's
     ``div.member-signature`` and ``div.type-signature`` (JDK 17-21 ``javadoc``), and
     Doxygen's ``div.memproto``, whose ``table.memname`` lays a C++ signature out in
@@ -42,7 +42,6 @@ text (a Doxygen signature's table is noted in the loss audit as moved, rule
 from __future__ import annotations
 
 import re
-from typing import cast
 
 from lxml import etree
 
@@ -76,16 +75,11 @@ _DECLARING = re.compile(
     r"(?:class|interface|enum|record|struct|trait|impl|fn|def|func|function|type|typedef|"
     r"template|union|module|namespace|@interface)\b"
 )
-_CANDIDATES = etree.XPath(
-    "descendant::*[self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
-    "/following-sibling::*[1][self::div or self::p]"
-    " | descendant::div[contains(@class, 'signature') or contains(@class, 'memproto')"
-    " or contains(@class, 'fragment') or contains(@class, 'summary-table')]"
-    " | descendant::dt[contains(@class, 'sig')]"
-    " | descendant::dl[contains(@class, 'def')]"
-    " | descendant::*[contains(@class, 'code-header')]"
-    " | descendant::table[contains(@class, 'memberdecls')]"
-)
+#: The tags a conversion starts from (one tag-filtered walk: cheaper than an XPath
+#: search of every element's class in libxml2, 0.09 against 0.02 s on four API pages).
+_CANDIDATE_TAGS = ("h2", "h3", "h4", "h5", "h6", "div", "dt", "dl", "table")
+#: Substrings of a div's class that some conversion reads.
+_DIV_CLASS_HINTS = ("signature", "memproto", "fragment", "summary-table")
 #: Sphinx 4+: the class of a signature's ``<dt>``.
 SIGNATURE_TERM_CLASS = "sig"
 #: Texinfo 6 (``def``) and 7 (``first-deffn`` and the like): a definition's list.
@@ -103,14 +97,14 @@ GRID_HEADER_CLASS = "table-header"
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _OPEN = re.compile(r"([(<\[])\s+")
 _CLOSE = re.compile(r"\s+([)>\],])")
-_NAME = re.compile(r"([A-Za-z_][\w$]*)\W*$")
+_CODE_PUNCTUATION = frozenset("()<>{}[]=;")
 
 
 def convert_declarations(root: Element, audit: LossAudit | None = None) -> int:
     """Turn the declaration blocks and line-div listings of `root` into ``<pre>``
     elements in place (see the module docstring); returns how many were converted."""
     converted = 0
-    for element in cast(list[Element], _CANDIDATES(root)):
+    for element in _candidates(root):
         if element.getparent() is None:
             continue
         names = set((element.get("class") or "").split())
@@ -147,6 +141,36 @@ def convert_declarations(root: Element, audit: LossAudit | None = None) -> int:
     return converted
 
 
+def _candidates(root: Element) -> list[Element]:
+    """The elements a conversion may apply to, in document order: a div, dt, dl or
+    table whose class a rule reads, a code header, and the block right after each
+    heading (the structural declaration rule reads it)."""
+    found: list[Element] = []
+    for element in root.iter(*_CANDIDATE_TAGS):
+        cls = element.get("class")
+        tag = element.tag
+        if tag in _HEADINGS:
+            if cls and CODE_HEADER_CLASS in cls:
+                found.append(element)
+            after = element.getnext()
+            if after is not None and after.tag in ("div", "p"):
+                found.append(after)
+        elif not cls:
+            continue
+        elif tag == "div":
+            if any(hint in cls for hint in _DIV_CLASS_HINTS):
+                found.append(element)
+        elif tag == "dt":
+            if SIGNATURE_TERM_CLASS in cls.split():
+                found.append(element)
+        elif tag == "dl":
+            if not DEFINITION_LIST_CLASSES.isdisjoint(cls.split()):
+                found.append(element)
+        elif MEMBER_TABLE_CLASS in cls:
+            found.append(element)
+    return list(dict.fromkeys(found))
+
+
 def _shaped_like_declaration(element: Element) -> bool:
     """The block after a heading is a declaration: inline markup only, short, not a
     sentence, and it declares (modifiers and a keyword) or calls the heading's name."""
@@ -158,11 +182,9 @@ def _shaped_like_declaration(element: Element) -> bool:
     text = " ".join(element.text_content().split())
     if not 3 <= len(text) <= DECLARATION_MAX_CHARS or text.endswith(".") or ". " in text:
         return False
-    if _DECLARING.match(text):
-        return True
-    heading = element.getprevious()
-    named = _NAME.search(" ".join((heading.text_content() if heading is not None else "").split()))
-    return named is not None and f"{named.group(1)}(" in text.replace(" (", "(")
+    # it declares: modifiers and a declaring keyword, and code's punctuation (a
+    # paragraph "Class names are ..." opens with a keyword too, and has none of it)
+    return bool(_DECLARING.match(text)) and any(c in text for c in _CODE_PUNCTUATION)
 
 
 def _declaration_to_code(element: Element, audit: LossAudit | None) -> None:

@@ -26,7 +26,12 @@ from webmd_spider.extract.document import Document, ExtractOptions, Heading
 from webmd_spider.extract.inline import escape_line_start, escape_text
 from webmd_spider.extract.languages import guess_language
 from webmd_spider.extract.markdown import render, with_title
-from webmd_spider.extract.metadata import apply_metadata, effective_base, page_tags
+from webmd_spider.extract.metadata import (
+    apply_metadata,
+    effective_base,
+    generator_of,
+    page_tags,
+)
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.periphery import trim_periphery
 from webmd_spider.extract.root import select_content, whole_page
@@ -143,7 +148,8 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     article_body = apply_metadata(doc, root, tags, base, url)
     audit = LossAudit() if opts.main_content_only else None
     remove_never_content(root, keep_frames=opts.keep_frames, audit=audit)
-    remove_widgets(root, audit)  # first: a permalink inside a signature is not its text
+    # first: a permalink inside a signature is not its text
+    remove_widgets(root, audit, generator=generator_of(tags))
     convert_declarations(root, audit)  # before any chrome rule reads a signature's box
     site = site_key(url)
     if opts.main_content_only:

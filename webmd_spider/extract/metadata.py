@@ -99,6 +99,14 @@ def page_tags(root: lxml.html.HtmlElement) -> Tags:
     return found
 
 
+def generator_of(tags: Tags) -> str:
+    """The page's ``<meta name="generator">`` content, lower-cased; "" when none."""
+    for meta in tags["meta"]:
+        if (meta.get("name") or "").strip().lower() == "generator":
+            return (meta.get("content") or "").strip().lower()
+    return ""
+
+
 def effective_base(tags: Tags, url: str) -> str:
     """The URL relative links resolve against: <base href> (itself resolved) or `url`.
 

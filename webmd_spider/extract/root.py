@@ -162,7 +162,7 @@ def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
     if not h1s:
         # no <h1> at all (DocBook titles each page with an <h2 class="title">): the
         # <h2> that opens the <title>, if any; else the generator's title block
-        return _title_heading(body, stats, title) if title else None
+        return _title_heading(body, stats, title, ranks=_BELOW_H1) if title else None
     best, best_score = None, -2.0
     for h1 in h1s:
         text = _normalized(h1.text_content())
@@ -237,12 +237,19 @@ def _matches_title(text: str, title: str, suffix: bool = False) -> bool:
     )
 
 
-def _title_heading(body: Element, stats: TextStats, title: str) -> Element | None:
-    """The first heading below <h1> whose text is the page's <title>, or opens it and
+_BELOW_H1 = ("h2", "h3", "h4", "h5", "h6")
+
+
+def _title_heading(
+    body: Element, stats: TextStats, title: str, ranks: tuple[str, ...] = ("h2",)
+) -> Element | None:
+    """The first heading of `ranks` whose text is the page's <title>, or opens it and
     is long enough to be a title and not a site name. Its section number does not
     count: Texinfo titles a node "1.3.5.2 A Sample Command Description" in an <h4> and
-    its <title> "A Sample Command Description (GNU Octave ...)"."""
-    for heading in itertools.islice(body.iter("h2", "h3", "h4", "h5", "h6"), v.MAX_H1_CANDIDATES):
+    its <title> "A Sample Command Description (GNU Octave ...)". Any rank below <h1>
+    only on a page with no <h1> at all: beside one, an <h3> opening the <title> is a
+    kicker or a box's heading (news pages), not the page's title."""
+    for heading in itertools.islice(body.iter(*ranks), v.MAX_H1_CANDIDATES):
         if _in_chrome(heading):
             continue
         raw = _normalized(heading.text_content())

@@ -607,6 +607,9 @@ PERMALINK_MAX_CHARS = 10
 FOOTNOTE_WORDS = frozenset({"footnote", "footnotes", "endnotes", "endnote"})
 FOOTNOTE_ROLES = frozenset({"doc-footnote", "doc-endnotes", "doc-footnotes"})
 
+#: WAI-ARIA 1.2: the role of a popup shown on hover or focus (clean.py drops it).
+TOOLTIP_ROLE = "tooltip"
+
 # --- widgets.py: the controls of generated documentation (issue 30) -------------------
 #: The whole text of a link that is a documentation widget, not a word of the text:
 #: a source link (rustdoc "source", "[src]"; Sphinx viewcode "[source]"), a collapse

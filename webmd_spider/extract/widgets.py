@@ -17,8 +17,8 @@ Recognised by what the control says and where it sits, shared by generators:
 * a "Run" / "Try it" link right beside a code block (a playground button);
 * a ``<summary>`` whose whole text is a disclosure's control ("Expand description"):
   the summary goes, the details' content stays;
-* a tooltip: ``[role=tooltip]``, and Doxygen's hover boxes ``div.ttc`` (Doxygen 1.8-1.9,
-  shown by a script on hover, hidden by its stylesheet);
+* Doxygen's hover boxes ``div.ttc`` (Doxygen 1.8-1.9, shown by a script on hover,
+  hidden by its stylesheet; a ``[role=tooltip]`` of any page goes in ``clean.py``);
 * a version badge: rustdoc's ``span.since`` (1.5x-1.7x: "1.0.0", "const: unstable"), or
   a span named "version" of only a version number ("1.0.0");
 * the site's logo as an image link (its class or its image's says "logo");
@@ -38,32 +38,41 @@ from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.stats import Element
 
-_CANDIDATES = etree.XPath(
-    "descendant::a[string-length(normalize-space()) <= 24]"
-    " | descendant::*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
-    "/a[starts-with(@href, '#')]"
-    " | descendant::summary[string-length(normalize-space()) <= 40]"
-    " | descendant::*[@role='tooltip']"
-    " | descendant::div[contains(@class, 'ttc')]"
-    " | descendant::span[string-length(normalize-space()) <= 40]"
-    "[contains(@class, 'since') or contains(@class, 'version')]"
-    " | descendant::a[img][string-length(normalize-space()) = 0][contains(@class, 'logo')"
-    " or img[contains(@class, 'logo') or translate(@alt, 'LOGO', 'logo') = 'logo']]"
-)
+#: Links and summaries are looked at in one tag-filtered walk (an XPath search that
+#: reads every link's text in libxml2 cost 0.13 s on four long API pages); spans and
+#: divs, far more numerous, by their class or role in libxml2.
+_WALKED_TAGS = ("a", "summary")
+#: Boxes named by one generator, looked for only on its pages (its <meta name=
+#: "generator">): rustdoc's version badges, Doxygen 1.8-1.9's hover boxes. A search of
+#: every span's class costs 4-6 ms on a long Sphinx page, which has none of them.
+_GENERATOR_BOXES = {
+    "rustdoc": etree.XPath("descendant::span[contains(@class, 'since')]"),
+    "doxygen": etree.XPath("descendant::div[contains(@class, 'ttc')]"),
+}
+#: A link whose text is longer than this is no control.
+_CONTROL_MAX_CHARS = 24
 _VERSION = re.compile(r"^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$")
 _SEPARATORS = re.compile("^[\\s\u00b7|\u2022,\\-\u2013\u2014/]*$")
 #: A link beside a code block with this text is a playground's button.
 _RUN_TEXTS = frozenset({"run", "▶ run", "try it", "try it yourself", "open in playground"})
 _PROSE_SLACK_CHARS = 24
 _PERMALINK_SYMBOLS = frozenset({"¶", "§", "#", "🔗", "⚓", "¶#", "#¶"})
+#: Every whole text of a link that a rule reads (a link of no child is looked at
+#: further only when its text is one).
+_CONTROL_TEXTS = v.WIDGET_LINK_TEXTS | v.WIDGET_TRAILING_TEXTS | _RUN_TEXTS | _PERMALINK_SYMBOLS
 
 
-def remove_widgets(root: Element, audit: LossAudit | None = None) -> int:
+def remove_widgets(root: Element, audit: LossAudit | None = None, generator: str = "") -> int:
     """Remove the widgets of `root` (see the module docstring) in place; returns how
-    many elements went (strips included)."""
+    many elements went (strips included). `generator` is the page's ``<meta
+    name="generator">`` content, lower-cased ("" when it has none)."""
     removed = 0
     strips: list[Element] = []
-    for element in cast(list[Element], _CANDIDATES(root)):
+    found = [e for e in root.iter(*_WALKED_TAGS) if _may_be_widget(e)]
+    for name, search in _GENERATOR_BOXES.items():
+        if name in generator:
+            found += cast(list[Element], search(root))
+    for element in found:
         parent = element.getparent()
         if parent is None:
             continue
@@ -89,9 +98,25 @@ def remove_widgets(root: Element, audit: LossAudit | None = None) -> int:
     return removed
 
 
+def _may_be_widget(element: Element) -> bool:
+    """The cheap first look of the walk at a link or a summary: a link whose own text
+    is a control's word, or that holds a few elements (not code: a reference to an API
+    name is no control); a link in a heading (its own anchor); any summary."""
+    if element.tag == "summary":
+        return True
+    parent = element.getparent()
+    if parent is not None and parent.tag in v.HEADING_TAGS:
+        return True
+    if len(element) == 0:
+        return (element.text or "").strip().lower() in _CONTROL_TEXTS
+    return len(element) <= 3 and element[0].tag != "code"
+
+
 def _is_widget(element: Element) -> bool:
     tag = element.tag
     text = " ".join(element.text_content().split())
+    if tag == "a" and len(text) > _CONTROL_MAX_CHARS:
+        return False
     lowered = text.lower()
     if tag == "a" and text:
         if lowered in _RUN_TEXTS:
