@@ -227,6 +227,26 @@ def test_summary_and_hints_on_plain_data() -> None:
     assert hints({**summary, "rows": {"page": 3}}) == []
 
 
+def test_summary_names_what_extraction_removed() -> None:
+    removed = {
+        "blocks": 7,
+        "code": 2,
+        "table": 1,
+        "signature": 0,
+        "pages": [{"url": "https://a.example/x", "code": 2, "table": 1, "signature": 0}],
+    }
+    summary: dict[str, Any] = {
+        "stop_reason": "finished",
+        "rows": {"page": 3},
+        "websites": {"a.example": {"removed": removed}, "b.example": {"removed": None}},
+    }
+    lines = summary_lines(summary, [])
+    (line,) = [x for x in lines if x.lstrip().startswith("removed")]
+    assert "7 blocks" in line and "code 2, table 1, signature 0" in line
+    assert line.endswith("https://a.example/x (3)")
+    assert not any("removed" in x for x in summary_lines({**summary, "websites": {}}, []))
+
+
 def _slow_site(serve_site: Callable[[Path], SiteServer], root: Path) -> SiteServer:
     """A home page linking 30 pages that each take half a second to answer."""
     words = " ".join(f"w{i}" for i in range(40))

@@ -304,11 +304,39 @@ def summary_lines(
         table.append(
             ("not fetched", f"{sum(not_fetched.values())}  ({format_counts(not_fetched)})")
         )
+    lost = _removed_line(summary)
+    if lost:
+        table.append(("removed", lost))
     table.extend(files)
     width = max(len(label) for label, _ in table)
     lines += [f"  {label:<{width}}  {value}" for label, value in table]
     lines += [f"hint: {hint}" for hint in hints(summary, errors)]
     return lines
+
+
+def _removed_line(summary: dict[str, Any]) -> str:
+    """The loss audit of the run in one line: blocks removed from inside the content,
+    the code blocks, tables and signatures among them, and the page that lost most of
+    those; "" when nothing was removed."""
+    totals: dict[str, int] = {}
+    worst: list[tuple[int, str]] = []
+    for site in summary.get("websites", {}).values():
+        removed = site.get("removed") or {}
+        for key in ("blocks", "code", "table", "signature"):
+            totals[key] = totals.get(key, 0) + int(removed.get(key) or 0)
+        for page in removed.get("pages") or []:
+            lost = sum(int(page.get(k) or 0) for k in ("code", "table", "signature"))
+            worst.append((lost, str(page.get("url"))))
+    if not totals.get("blocks"):
+        return ""
+    line = (
+        f"{totals['blocks']} blocks from inside the content (code {totals['code']}, "
+        f"table {totals['table']}, signature {totals['signature']}; rows' removed column)"
+    )
+    if worst:
+        lost, url = max(worst)
+        line += f"; most code/tables/signatures: {url} ({lost})"
+    return line
 
 
 def hints(summary: dict[str, Any], errors: Sequence[str] = ()) -> list[str]:

@@ -116,6 +116,7 @@ class ChromeJudge:
             and s[CHARS] <= v.LINK_FARM_MAX_SHARE * self.content_chars
             and s[PROSE] < v.LINK_FARM_KEEP_PROSE
             and not self._sublist_of_prose(element)
+            and not _see_also(element)
             and not self._cited_links(element)
             and not self._in_kept_list(element)
             and not self._in_title_toc(element)
@@ -152,7 +153,9 @@ class ChromeJudge:
         if self.h1 is None:
             return False
         before = element.getprevious()
-        while before is not None and not isinstance(before.tag, str):
+        # past comments and empty anchors (Texinfo puts a <span id> per index entry
+        # between a node's heading and its menu)
+        while before is not None and (not isinstance(before.tag, str) or _empty_anchor(before)):
             before = before.getprevious()
         if before is None or not (before is self.h1 or self.h1 in before.iterdescendants()):
             return False
@@ -420,3 +423,22 @@ def _kind(element: Element) -> tuple[int, frozenset[str], str]:
     names = frozenset(n for n in cls.split() if name_verdict(n) != NOT_CHROME) if cls else None
     stem = _DIGITS.sub("", ident) if ident and attr_verdict(ident) != NOT_CHROME else ""
     return element_verdict(element), names or frozenset(), stem
+
+
+def _see_also(element: Element) -> bool:
+    """A block of the text's cross references, labelled so ("See also: bitand, bitor"):
+    a manual's own links to related entries, not a list of the site's pages."""
+    head = (element.text or "").strip()
+    if not head and len(element):
+        head = (element[0].text or "").strip()  # <strong>See also:</strong>
+    return bool(head) and bool(v.SEE_ALSO_LABEL.match(head))
+
+
+def _empty_anchor(element: Element) -> bool:
+    """An inline element with no text and no children: an anchor target."""
+    return (
+        element.tag in v.INLINE_TAGS
+        and len(element) == 0
+        and not (element.text or "").strip()
+        and element.tag != "img"
+    )

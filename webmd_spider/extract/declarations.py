@@ -76,8 +76,18 @@ _DECLARING = re.compile(
     r"template|union|module|namespace|@interface)\b"
 )
 #: The tags a conversion starts from (one tag-filtered walk: cheaper than an XPath
-#: search of every element's class in libxml2, 0.09 against 0.02 s on four API pages).
-_CANDIDATE_TAGS = ("h2", "h3", "h4", "h5", "h6", "div", "dt", "dl", "table")
+#: search of every element's class in libxml2, 0.09 against 0.02 s on four API pages):
+#: on every page, headings (the structural rule) and terms (Sphinx writes no generator
+#: name); the boxes a generator names only on its own pages, by the generator's
+#: ``<meta name="generator">``, which each of them writes ("javadoc/ClassWriterImpl",
+#: "Doxygen 1.8.20", "makeinfo", "rustdoc"): a manual's hundreds of divs are not read.
+_ALWAYS_TAGS = ("h2", "h3", "h4", "h5", "h6", "dt")
+_GENERATOR_TAGS = {
+    "javadoc": ("div",),
+    "doxygen": ("div", "table"),
+    "makeinfo": ("dl",),
+    "texi2any": ("dl",),
+}
 #: Substrings of a div's class that some conversion reads.
 _DIV_CLASS_HINTS = ("signature", "memproto", "fragment", "summary-table")
 #: Sphinx 4+: the class of a signature's ``<dt>``.
@@ -100,11 +110,16 @@ _CLOSE = re.compile(r"\s+([)>\],])")
 _CODE_PUNCTUATION = frozenset("()<>{}[]=;")
 
 
-def convert_declarations(root: Element, audit: LossAudit | None = None) -> int:
+def convert_declarations(root: Element, audit: LossAudit | None = None, generator: str = "") -> int:
     """Turn the declaration blocks and line-div listings of `root` into ``<pre>``
-    elements in place (see the module docstring); returns how many were converted."""
+    elements in place (see the module docstring); returns how many were converted.
+    `generator` is the page's ``<meta name="generator">`` content, lower-cased."""
     converted = 0
-    for element in _candidates(root):
+    tags = set(_ALWAYS_TAGS)
+    for name, extra in _GENERATOR_TAGS.items():
+        if name in generator:
+            tags.update(extra)
+    for element in _candidates(root, tuple(tags)):
         if element.getparent() is None:
             continue
         names = set((element.get("class") or "").split())
@@ -141,16 +156,16 @@ def convert_declarations(root: Element, audit: LossAudit | None = None) -> int:
     return converted
 
 
-def _candidates(root: Element) -> list[Element]:
+def _candidates(root: Element, tags: tuple[str, ...]) -> list[Element]:
     """The elements a conversion may apply to, in document order: a div, dt, dl or
     table whose class a rule reads, a code header, and the block right after each
     heading (the structural declaration rule reads it)."""
     found: list[Element] = []
-    for element in root.iter(*_CANDIDATE_TAGS):
+    for element in root.iter(*tags):
         cls = element.get("class")
         tag = element.tag
         if tag in _HEADINGS:
-            if cls and CODE_HEADER_CLASS in cls:
+            if cls and CODE_HEADER_CLASS in cls:  # rustdoc
                 found.append(element)
             after = element.getnext()
             if after is not None and after.tag in ("div", "p"):
@@ -255,7 +270,11 @@ def _definition_terms_to_code(dl: Element, audit: LossAudit | None) -> int:
 
 
 def _heading_to_code(heading: Element) -> None:
-    """The heading keeps its place and level; its words become one inline code span."""
+    """The heading keeps its place and level; its words become one inline code span
+    (a hover box inside it, rustdoc's "Notable traits" tooltip, is not its words)."""
+    for tip in [e for e in heading.iterdescendants() if "tooltip" in (e.get("class") or "")]:
+        if tip.getparent() is not None:
+            tip.drop_tree()
     text = " ".join(heading.text_content().split())
     tail = heading.tail
     for child in list(heading):

@@ -148,9 +148,11 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     article_body = apply_metadata(doc, root, tags, base, url)
     audit = LossAudit() if opts.main_content_only else None
     remove_never_content(root, keep_frames=opts.keep_frames, audit=audit)
+    generator = generator_of(tags)
     # first: a permalink inside a signature is not its text
-    remove_widgets(root, audit, generator=generator_of(tags))
-    convert_declarations(root, audit)  # before any chrome rule reads a signature's box
+    remove_widgets(root, audit, generator=generator)
+    # before any chrome rule reads a signature's box
+    convert_declarations(root, audit, generator=generator)
     site = site_key(url)
     if opts.main_content_only:
         selection = select_content(root, site=site, audit=audit)

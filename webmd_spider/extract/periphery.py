@@ -857,6 +857,11 @@ class _Trimmer:
         return result
 
     def _title_part(self, element: Element) -> bool:
+        if element.tag == "p" and _opens_sections(element):
+            # the page's own opening paragraph, alone before its first section or a
+            # thematic break (MkDocs: "A Guide to installing ... Plugins", then <hr>,
+            # then "## Installing Plugins"): a deck is followed by the text it heads
+            return False
         chars = len(_text(element))  # measured now: the title may have left this box
         if chars == 0 or element.tag in _SUBHEADINGS:
             return chars > 0 and self._is_deck(element)
@@ -918,6 +923,14 @@ class _Trimmer:
         ):
             return True
         return not _words(element).isdisjoint(v.TITLE_BLOCK_WORDS)
+
+
+def _opens_sections(paragraph: Element) -> bool:
+    """The next element after `paragraph` is a thematic break or a section heading."""
+    after = paragraph.getnext()
+    while after is not None and not isinstance(after.tag, str):
+        after = after.getnext()
+    return after is not None and (after.tag == "hr" or after.tag in _SUBHEADINGS)
 
 
 def _may_name_comments(element: Element) -> bool:

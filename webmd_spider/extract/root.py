@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import cast
@@ -142,7 +143,12 @@ def whole_page(root: lxml.html.HtmlElement) -> Selection:
 
 
 def _normalized(text: str) -> str:
-    return _SPACES.sub(" ", text).strip().lower()
+    """Lower-cased, whitespace runs as one space, dashes as "-" (a heading's "-" and
+    its <title>'s en dash are one title)."""
+    return _SPACES.sub(" ", text).strip().lower().translate(_DASHES)
+
+
+_DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2012": "-", "\u2212": "-"})
 
 
 def _page_h1(root: Element, body: Element, stats: TextStats) -> Element | None:
@@ -249,11 +255,14 @@ def _title_heading(
     its <title> "A Sample Command Description (GNU Octave ...)". Any rank below <h1>
     only on a page with no <h1> at all: beside one, an <h3> opening the <title> is a
     kicker or a box's heading (news pages), not the page's title."""
-    for heading in itertools.islice(body.iter(*ranks), v.MAX_H1_CANDIDATES):
+    for heading in _by_rank(body, ranks):
         if _in_chrome(heading):
             continue
         raw = _normalized(heading.text_content())
-        for text in dict.fromkeys((raw, _SECTION_NUMBER.sub("", raw))):
+        unnumbered = _SECTION_NUMBER.sub("", raw)
+        if unnumbered != raw and _opens_title(unnumbered, title):
+            return heading  # "19.4 Accumulation" of "Accumulation (GNU Octave ...)"
+        for text in dict.fromkeys((raw, unnumbered)):
             if text == title:
                 return heading  # the whole <title>, however short ("clusterdb")
             if text and title.endswith(text) and _matches_title(text, title, suffix=True):
@@ -261,6 +270,22 @@ def _title_heading(
             if stats.chars(heading) >= v.TITLE_HEADING_MIN_CHARS and _matches_title(text, title):
                 return heading
     return None
+
+
+def _by_rank(body: Element, ranks: tuple[str, ...]) -> Iterator[Element]:
+    """The first `v.MAX_H1_CANDIDATES` headings of each rank, the highest rank first:
+    a box's <h4> never outranks the page's <h2>."""
+    for rank in ranks:
+        yield from itertools.islice(body.iter(rank), v.MAX_H1_CANDIDATES)
+
+
+def _opens_title(text: str, title: str) -> bool:
+    """`text` is the <title>'s first words, the rest a suffix after a separator or a
+    parenthesis ("accumulation (gnu octave (version 7.3.0))")."""
+    if not text or not title.startswith(text):
+        return False
+    rest = title[len(text) :].lstrip()
+    return not rest or rest[0] == "(" or rest[0] in v.TITLE_SEPARATORS
 
 
 def _in_chrome(element: Element) -> bool:

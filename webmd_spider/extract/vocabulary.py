@@ -717,6 +717,13 @@ CITED_HEADINGS = re.compile(
     r"|références|fuentes|referencias|bibliografía)\b",
     re.IGNORECASE,
 )
+#: The label of a block of the text's own cross references ("See also: bitand, bitor"):
+#: never a link farm (chrome_judge.py).
+SEE_ALSO_LABEL = re.compile(
+    r"^(?:see\s+also|siehe\s+auch|voir\s+aussi|ver\s+también|vedi\s+anche|zie\s+ook"
+    r"|veja\s+também|см\.?\s+также)\b",
+    re.IGNORECASE,
+)
 #: An inline "Related:" paragraph: a label, a colon, then (mostly) a link.
 RELATED_INLINE = re.compile(
     r"^\s*(?:related|read\s+(?:more|also|next)|also\s+read|more|mire|lee\s+también"

@@ -46,7 +46,10 @@ _WALKED_TAGS = ("a", "summary")
 #: "generator">): rustdoc's version badges, Doxygen 1.8-1.9's hover boxes. A search of
 #: every span's class costs 4-6 ms on a long Sphinx page, which has none of them.
 _GENERATOR_BOXES = {
-    "rustdoc": etree.XPath("descendant::span[contains(@class, 'since')]"),
+    "rustdoc": etree.XPath(
+        "descendant::span[contains(@class, 'since')]"
+        " | descendant::div[contains(@class, 'tooltip')]"  # "ⓘ" over an example
+    ),
     "doxygen": etree.XPath("descendant::div[contains(@class, 'ttc')]"),
 }
 #: A link whose text is longer than this is no control.
@@ -60,6 +63,8 @@ _PERMALINK_SYMBOLS = frozenset({"¶", "§", "#", "🔗", "⚓", "¶#", "#¶"})
 #: Every whole text of a link that a rule reads (a link of no child is looked at
 #: further only when its text is one).
 _CONTROL_TEXTS = v.WIDGET_LINK_TEXTS | v.WIDGET_TRAILING_TEXTS | _RUN_TEXTS | _PERMALINK_SYMBOLS
+#: A text longer than this, its spaces included, is no control's (a cut before strip()).
+_LONGEST_CONTROL = 2 * _CONTROL_MAX_CHARS
 
 
 def remove_widgets(root: Element, audit: LossAudit | None = None, generator: str = "") -> int:
@@ -68,10 +73,13 @@ def remove_widgets(root: Element, audit: LossAudit | None = None, generator: str
     name="generator">`` content, lower-cased ("" when it has none)."""
     removed = 0
     strips: list[Element] = []
-    found = [e for e in root.iter(*_WALKED_TAGS) if _may_be_widget(e)]
+    found: list[Element] = []
     for name, search in _GENERATOR_BOXES.items():
-        if name in generator:
+        if name in generator:  # first: a badge beside a source link makes it a strip
             found += cast(list[Element], search(root))
+    found += (e for e in root.iter(*_WALKED_TAGS) if _may_be_widget(e))
+    for heading in root.iter(*v.HEADING_TAGS):
+        found += (a for a in heading.iterchildren("a") if a.get("href", "").startswith("#"))
     for element in found:
         parent = element.getparent()
         if parent is None:
@@ -101,15 +109,17 @@ def remove_widgets(root: Element, audit: LossAudit | None = None, generator: str
 def _may_be_widget(element: Element) -> bool:
     """The cheap first look of the walk at a link or a summary: a link whose own text
     is a control's word, or that holds a few elements (not code: a reference to an API
-    name is no control); a link in a heading (its own anchor); any summary."""
-    if element.tag == "summary":
-        return True
-    parent = element.getparent()
-    if parent is not None and parent.tag in v.HEADING_TAGS:
-        return True
-    if len(element) == 0:
-        return (element.text or "").strip().lower() in _CONTROL_TEXTS
-    return len(element) <= 3 and element[0].tag != "code"
+    name is no control); any summary. (A heading's links to its own anchors are looked
+    at apart: they are few.)"""
+    children = len(element)
+    if children == 0:
+        text = element.text
+        return (
+            text is not None
+            and len(text) <= _LONGEST_CONTROL
+            and (text.strip().lower() in _CONTROL_TEXTS)
+        )
+    return element.tag == "summary" or (children <= 3 and element[0].tag != "code")
 
 
 def _is_widget(element: Element) -> bool:
@@ -134,8 +144,8 @@ def _is_widget(element: Element) -> bool:
     if element.get("role") == "tooltip":
         return True
     names = set((element.get("class") or "").split())
-    if tag == "div":
-        return "ttc" in names  # Doxygen 1.8-1.9's hover box
+    if tag == "div":  # Doxygen 1.8-1.9's hover box, rustdoc's "ⓘ" over an example
+        return "ttc" in names or "tooltip" in names
     if tag == "a":  # an image link: a widget when it is the site's logo
         return _is_logo(element)
     # a version badge: rustdoc's span.since ("1.0.0", "const: unstable"), or a span
@@ -145,9 +155,12 @@ def _is_widget(element: Element) -> bool:
 
 def _is_logo(link: Element) -> bool:
     """An image link whose class, or whose image's class or alt text, says "logo"."""
+    images = list(link.iter("img"))
+    if not images:
+        return False
     if "logo" in (link.get("class") or "").lower():
         return True
-    for image in link.iter("img"):
+    for image in images:
         if "logo" in (image.get("class") or "").lower():
             return True
         if (image.get("alt") or "").strip().lower() == "logo":
@@ -187,9 +200,10 @@ def _ends_its_block(link: Element) -> bool:
 
 
 def _names_heading(link: Element) -> bool:
-    """A heading's link to its own anchor holding the heading's whole text."""
+    """A heading's link to an anchor of the page (``#...``) holding the heading's whole
+    text (a heading linking another page is a teaser's: its link stays)."""
     heading = link.getparent()
-    if heading is None:
+    if heading is None or not (link.get("href") or "").startswith("#"):
         return False
     own = " ".join(link.text_content().split())
     return bool(own) and own == " ".join(heading.text_content().split())
