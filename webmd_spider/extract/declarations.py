@@ -208,11 +208,15 @@ def _declaration_to_code(element: Element, audit: LossAudit | None) -> None:
     tables = list(element.iter("table"))
     if tables:
         if audit is not None:
-            for table in tables:
+            for table in element.iterchildren("table"):
                 audit.note(table, "declaration")
+        # the innermost tables hold the signature's cells: Doxygen nests its memname
+        # table in an mlabels table whose other cell is a badge ("inline", "static")
+        inner = [t for t in tables if t.find(".//table") is None]
         text = " ".join(
-            " ".join(" ".join(cell.text_content().split()) for cell in row.iter("td", "th"))
-            for row in element.iter("tr")
+            " ".join(" ".join(cell.text_content().split()) for cell in row.iterchildren("td", "th"))
+            for table in inner
+            for row in table.iter("tr")
         )
         text = _CLOSE.sub(r"\1", _OPEN.sub(r"\1", _SPACES.sub(" ", text))).strip()
     else:

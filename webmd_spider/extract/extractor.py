@@ -155,7 +155,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     convert_declarations(root, audit, generator=generator)
     site = site_key(url)
     if opts.main_content_only:
-        selection = select_content(root, site=site, audit=audit)
+        selection = select_content(root, site=site, audit=audit, generator=generator)
         trimmed = trim_periphery(
             selection.root,
             selection.h1,
@@ -165,6 +165,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
             article_meta=bool(doc.published_at or doc.author),
             stats=selection.stats,
             audit=audit,
+            titled=selection.title_block is not None,
         )
         # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
         # `markdown` is the document: the title as its one `#` heading, then the body,

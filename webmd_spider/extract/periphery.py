@@ -135,9 +135,13 @@ class _Trimmer:
         article_meta: bool,
         stats: TextStats | None,
         audit: LossAudit | None = None,
+        titled: bool = False,
     ) -> None:
         self.root = root
         self.audit = audit
+        #: the page's title is elsewhere (a generator's title block): an <h1> before
+        #: the text is a section's heading, never taken for the title
+        self.titled = titled
         self.article_meta = article_meta
         self.site = _host_of_site(site).removeprefix("www.") if site else None
         self.h1 = h1 if h1 is not None and _under(h1, root) else None
@@ -839,6 +843,8 @@ class _Trimmer:
             if element.tag == "h1":
                 # another h1 before the text is a section's heading (Medium, book
                 # chapters), unless it repeats the title
+                if self.titled:
+                    continue
                 if result.title is None:
                     result.title = _text(element) or None
                     self.drop(element, "title")
@@ -1055,6 +1061,7 @@ def trim_periphery(
     article_meta: bool = True,
     stats: TextStats | None = None,
     audit: LossAudit | None = None,
+    titled: bool = False,
 ) -> Trimmed:
     """Remove the chrome around the text of `root` in place (see the module docstring).
 
@@ -1067,6 +1074,10 @@ def trim_periphery(
     it is the only place the page says it); `stats` is `stats.measure(root)` when the
     caller has it (measured here otherwise). Returns the title text taken out, for the
     Markdown's ``# {title}`` line. Each removal is noted in `audit`, when given.
+    `titled`: the page's title is outside `root` (a generator's title block), so no
+    heading of `root` is taken for it.
     """
-    trimmer = _Trimmer(root, h1, description, keep_captions, site, article_meta, stats, audit)
+    trimmer = _Trimmer(
+        root, h1, description, keep_captions, site, article_meta, stats, audit, titled
+    )
     return trimmer.run()

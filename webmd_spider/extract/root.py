@@ -99,6 +99,7 @@ def select_content(
     page_text_chars: int | None = None,
     site: str | None = None,
     audit: LossAudit | None = None,
+    generator: str = "",
 ) -> Selection:
     """Choose the content root of `root` (a cleaned page) and clean it of chrome.
 
@@ -107,16 +108,20 @@ def select_content(
     measured here, on the page as it is now. `site` is ``urls.site_key`` of the
     page's URL, when known: it tells the links that leave the site (without it,
     the page's canonical and navigation do). The chrome removed from the root is
-    noted in `audit`, when given.
+    noted in `audit`, when given. `generator` (the page's ``<meta name="generator">``,
+    lower-cased) says whose title block to look for.
     """
     body = body_of(root)
     if page_text_chars is None:
         page_text_chars = visible_chars(body)
     stats = measure(body)
     h1 = _page_h1(root, body, stats)
-    # no title heading: the generator's title block names the page, without moving the
-    # content root to it (Doxygen's sits in a header beside the contents)
-    title_block = _title_block(body, stats) if h1 is None else None
+    # Doxygen names a page in its title block, and its pages' <h1> are sections: the
+    # block is the title, without moving the content root to it (it sits in a header
+    # beside the contents); the <h1> stay headings of the text
+    title_block = _title_block(body, stats) if "doxygen" in generator else None
+    if title_block is not None:
+        h1 = None
     found = survey(body, stats)
     finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
