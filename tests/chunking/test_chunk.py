@@ -1127,3 +1127,16 @@ def _titled_property(size: int, overlap: int) -> Callable[[], None]:
 for _size, _overlap in ((500, 0), (500, 250), (1_500, 150), (1_600, 400)):
     _test = _titled_property(_size, _overlap)
     globals()[_test.__name__] = _test
+
+
+def test_a_run_of_empty_sections_is_bounded_not_glued() -> None:
+    # rustdoc lists 80 "impl Eq for fn(...)" headers with no text of their own: they
+    # used to ride, all of them, into the next section's first chunk (1,978 tokens)
+    heads = "\n\n".join(f"### `impl<Ret> Eq for fn(_: A{i}) -> Ret`" for i in range(80))
+    markdown = f"# Page\n\nIntro text.\n\n## Trait Implementations\n\n{heads}\n\nLast words."
+    chunks = chunk_markdown(markdown, "https://x.example/p", 500, 0, title="Page")
+    assert max(len(c.text) for c in chunks) <= 2 * 500
+    assert chunks[0].char_start == 0 and chunks[-1].char_end == len(markdown)
+    assert all(c.text == markdown[c.char_start : c.char_end] for c in chunks)
+    assert all(a.char_end == b.char_start for a, b in zip(chunks, chunks[1:], strict=False))
+    assert chunks[-1].text.rstrip().endswith("Last words.")

@@ -16,8 +16,10 @@ The rules, in order of strength:
   sits under) is right for the whole chunk; a heading with no block of its own before
   the next heading rides into that heading's first chunk, headings that close the page
   join the chunk before them, and a page of nothing but headings has no chunk: a chunk
-  is never only headings. With ``title`` every path starts with the page title (the
-  page's first line, ``# Title``, is its root; other H1s are its children). Entries are
+  is never only headings, but for a run of empty sections longer than a chunk, which is
+  a chunk of its own (under the heading path above the run). With ``title`` every path
+  starts with the page title (the page's first line, ``# Title``, is its root; other
+  H1s are its children). Entries are
   the headings' plain text (code-span backticks, emphasis, strikethrough, link and
   image syntax, inline HTML and backslash escapes removed); an empty heading ends the
   deeper levels but adds no entry.
@@ -804,12 +806,21 @@ class _Chunker:
         path: list[tuple[int, str]] = [(0, title)] if title else []
         first = 0
         pending = -1  # the first unit of headings waiting for a block of their own
+        pending_names: list[str] = []  # the heading path above the first of them
         while first < count:
             last = first
             while last + 1 < count and kinds[last + 1] != "heading":
                 last += 1
             kind, _start, _end, level, text = blocks[first]
             if kind == "heading":
+                starts = self.unit_starts
+                if pending >= 0 and starts[first] - starts[pending] > self.size:
+                    # a run of empty sections longer than a chunk (rustdoc's 80 "impl Eq
+                    # for fn(...)" headers): a chunk of its own, not glued onto the next
+                    # section past every size
+                    out.append((starts[pending], starts[first], pending_names, False))
+                    pending = -1
+                above = [name for _, name in path]
                 level = level if 1 <= level <= 6 else 1
                 if not (title and first == 0 and level == 1):  # the title line is the root
                     while path and path[-1][0] >= level:
@@ -819,7 +830,8 @@ class _Chunker:
                 # overlap never reaches back to the heading itself
                 floor = heads_end = self.unit_ends[first]
                 if last == first:
-                    pending = first if pending < 0 else pending
+                    if pending < 0:
+                        pending, pending_names = first, above
                     first = last + 1
                     continue
             else:
