@@ -1138,5 +1138,5 @@ def test_a_run_of_empty_sections_is_bounded_not_glued() -> None:
     assert max(len(c.text) for c in chunks) <= 2 * 500
     assert chunks[0].char_start == 0 and chunks[-1].char_end == len(markdown)
     assert all(c.text == markdown[c.char_start : c.char_end] for c in chunks)
-    assert all(a.char_end == b.char_start for a, b in zip(chunks, chunks[1:], strict=False))
+    assert all(a.char_end == b.char_start for a, b in itertools.pairwise(chunks))
     assert chunks[-1].text.rstrip().endswith("Last words.")
