@@ -152,3 +152,17 @@ def _in_heading(link: Element, href: str) -> bool:
     if not href.startswith("#"):
         return False
     return any(a.tag in v.HEADING_TAGS for a in link.iterancestors())
+
+
+def see_also(element: Element) -> bool:
+    """A block of the text's cross references, labelled so ("See also: bitand, bitor"),
+    or a definition list with such a term (Javadoc's "Since: 1.8 / See Also: Stream"):
+    a manual's own links to related entries, not a list of the site's pages."""
+    if element.tag == "dl":
+        return any(
+            v.SEE_ALSO_LABEL.match((term.text or "").strip()) for term in element.iterchildren("dt")
+        )
+    head = (element.text or "").strip()
+    if not head and len(element):
+        head = (element[0].text or "").strip()  # <strong>See also:</strong>
+    return bool(head) and bool(v.SEE_ALSO_LABEL.match(head))

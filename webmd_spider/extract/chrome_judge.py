@@ -18,7 +18,7 @@ from typing import Any
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
-from webmd_spider.extract.chrome_blocks import _TABLE_PARTS, _in_data_table
+from webmd_spider.extract.chrome_blocks import _TABLE_PARTS, _in_data_table, see_also
 from webmd_spider.extract.chrome_names import (
     CHROME,
     COMMENTS,
@@ -116,7 +116,8 @@ class ChromeJudge:
             and s[CHARS] <= v.LINK_FARM_MAX_SHARE * self.content_chars
             and s[PROSE] < v.LINK_FARM_KEEP_PROSE
             and not self._sublist_of_prose(element)
-            and not _see_also(element)
+            and not see_also(element)
+            and not _introduced_by_text(element)
             and not self._cited_links(element)
             and not self._in_kept_list(element)
             and not self._in_title_toc(element)
@@ -425,15 +426,6 @@ def _kind(element: Element) -> tuple[int, frozenset[str], str]:
     return element_verdict(element), names or frozenset(), stem
 
 
-def _see_also(element: Element) -> bool:
-    """A block of the text's cross references, labelled so ("See also: bitand, bitor"):
-    a manual's own links to related entries, not a list of the site's pages."""
-    head = (element.text or "").strip()
-    if not head and len(element):
-        head = (element[0].text or "").strip()  # <strong>See also:</strong>
-    return bool(head) and bool(v.SEE_ALSO_LABEL.match(head))
-
-
 def _empty_anchor(element: Element) -> bool:
     """An inline element with no text and no children: an anchor target."""
     return (
@@ -441,4 +433,25 @@ def _empty_anchor(element: Element) -> bool:
         and len(element) == 0
         and not (element.text or "").strip()
         and element.tag != "img"
+    )
+
+
+def _introduced_by_text(element: Element) -> bool:
+    """A list right after a paragraph of the text that introduces it ("While you can
+    use any config option, some commonly used options include:"): the text's list of
+    links, not the site's."""
+    if element.tag not in ("ul", "ol", "dl"):
+        return False
+    before = element.getprevious()
+    while before is not None and not isinstance(before.tag, str):
+        before = before.getprevious()
+    if before is None or before.tag != "p":
+        return False
+    text = " ".join(before.text_content().split())
+    return (
+        len(text) >= v.LIST_INTRO_MIN_CHARS
+        and text.endswith(":")
+        and not v.RELATED_INLINE.match(text)
+        and not v.RELATED_HEADINGS.match(text)
+        and not v.MORE_HEADINGS.match(text)
     )

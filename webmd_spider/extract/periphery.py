@@ -45,6 +45,7 @@ from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit
+from webmd_spider.extract.chrome_blocks import see_also
 from webmd_spider.extract.chrome_names import COMMENTS, _name_parts, element_verdict
 from webmd_spider.extract.link_hosts import _host_of_site, _link_host
 from webmd_spider.extract.stats import (
@@ -556,13 +557,18 @@ class _Trimmer:
         self.drop(box, rule)
 
     def _section_body(self, box: Element, rank: int) -> list[Element]:
-        """The siblings after `box` up to the next heading of `rank` or higher."""
+        """The siblings after `box` up to the next heading of `rank` or higher, or up
+        to the text's footnotes (they close the page, under whatever heading)."""
         body: list[Element] = []
         for sibling in box.itersiblings():
             if not isinstance(sibling.tag, str):
                 continue
             own = _HEADING_RANK.get(sibling.tag)
             if own is not None and own <= rank:
+                break
+            if _footnotes(sibling):
+                if body and _text(body[-1]).lower() in v.FOOTNOTE_RUBRICS:
+                    body.pop()  # their rubric ("Footnotes") goes with them
                 break
             if any(_HEADING_RANK.get(h.tag, 9) <= rank for h in sibling.iter(*_HEADING_RANK)):
                 break
@@ -723,6 +729,7 @@ class _Trimmer:
                 )
                 and not self._cited_list(element)
                 and not self._cited_section(element)
+                and not see_also(element)
             ):
                 self.drop(element, "tail-links")
                 kept.append(element)  # a scar: the heading over it is dangling now
@@ -929,6 +936,13 @@ class _Trimmer:
         ):
             return True
         return not _words(element).isdisjoint(v.TITLE_BLOCK_WORDS)
+
+
+def _footnotes(element: Element) -> bool:
+    """The text's footnotes: docutils' aside.footnote(-list), DPUB-ARIA's roles."""
+    if (element.get("role") or "") in v.FOOTNOTE_ROLES:
+        return True
+    return not v.FOOTNOTE_WORDS.isdisjoint(_words(element))
 
 
 def _opens_sections(paragraph: Element) -> bool:

@@ -606,6 +606,8 @@ PERMALINK_MAX_CHARS = 10
 #: DPUB-ARIA 1.0's doc-footnote / doc-endnotes.
 FOOTNOTE_WORDS = frozenset({"footnote", "footnotes", "endnotes", "endnote"})
 FOOTNOTE_ROLES = frozenset({"doc-footnote", "doc-endnotes", "doc-footnotes"})
+#: A rubric over the footnotes (Sphinx's p.rubric "Footnotes"), lower-cased.
+FOOTNOTE_RUBRICS = frozenset({"footnotes", "notes", "endnotes", "fußnoten", "notes de bas de page"})
 
 #: WAI-ARIA 1.2: the role of a popup shown on hover or focus (clean.py drops it).
 TOOLTIP_ROLE = "tooltip"
@@ -717,6 +719,10 @@ CITED_HEADINGS = re.compile(
     r"|références|fuentes|referencias|bibliografía)\b",
     re.IGNORECASE,
 )
+#: A sentence that introduces a list ends with a colon and has at least this many
+#: characters: "some commonly used options include:", not a "Read more:" label; the list
+#: after it is the text's, never a link farm (chrome_judge.py).
+LIST_INTRO_MIN_CHARS = 60
 #: The label of a block of the text's own cross references ("See also: bitand, bitor"):
 #: never a link farm (chrome_judge.py).
 SEE_ALSO_LABEL = re.compile(
