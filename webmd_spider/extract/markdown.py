@@ -164,6 +164,10 @@ def render_strict(
         full = markdown
     if dropped:  # the hash is of the page as it is, whatever the site repeats
         full = join_blocks(whole)[0]
+    if _ZWSP in full:
+        # a zero-width space is a line-break hint (Javadoc puts one in every member
+        # name: "addArgument\u200b(String...)"), never a character of the text
+        markdown, text, full = (part.replace(_ZWSP, "") for part in (markdown, text, full))
     return Rendered(
         markdown=markdown,
         text=text,
@@ -177,6 +181,9 @@ def render_strict(
         paragraph_keys=keys,
         dropped_paragraphs=dropped,
     )
+
+
+_ZWSP = "\u200b"
 
 
 def _without_repeated(
