@@ -131,3 +131,23 @@ def test_convert_explain_lists_removed_blocks(tmp_path: Path) -> None:
     assert any(line.split()[:2] == ["paragraph", "hidden"] for line in lines)
     assert any("Related posts" in line for line in lines)
     assert lines[-1].startswith("removed: heading 1,")
+
+
+def test_convert_explain_on_a_golden_page() -> None:
+    page = PAGES / "gen-rustdoc-impls" / "source.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "webmd_spider.cli", "convert", "--explain", str(page)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    # the source links and version badges rustdoc puts beside every member
+    widgets = [line for line in lines if line.split()[1:2] == ["widget"]]
+    assert any("source" in line for line in widgets) and len(widgets) >= 10
+    doc = extract(page.read_bytes(), "https://docs.example.org/x.html")
+    assert doc.removed is not None
+    assert lines[-1] == "removed: " + ", ".join(
+        f"{k} {v}" for k, v in doc.removed.items() if isinstance(v, int)
+    )

@@ -218,7 +218,7 @@ def test_a_noscript_notice_and_a_short_hierarchy_is_a_page() -> None:
 def test_zero_width_spaces_are_no_characters_of_the_text() -> None:
     body = (
         f"<h1>Parser</h1><p>{PROSE}</p><p>Call <code>addArgument\u200b(String...)</code> "
-        "first.</p><pre>parser.addArgument\u200b(\"-f\")</pre>"
+        'first.</p><pre>parser.addArgument\u200b("-f")</pre>'
     )
     doc = extract(_page(body), URL)
     assert "\u200b" not in doc.markdown and "\u200b" not in doc.text
