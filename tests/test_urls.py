@@ -419,6 +419,7 @@ def test_follow_rejection_reasons(url: str, reason: str) -> None:
         "https://example.com/blog/post",
         "https://example.com/index.php?id=3",
         "https://example.com/docs/api/reference",  # human API docs are pages
+        "https://example.com/api/java.base/module-summary.html",  # Javadoc's api/ folder
         "https://example.com/v1.2/guide",
         "https://example.com/about.aspx",
         "http://example.com/llms.txt",

@@ -603,6 +603,9 @@ FEED_SEGMENTS: frozenset[str] = frozenset(
 FEED_QUERY_PARAMS: frozenset[str] = frozenset({"feed"})
 #: First path segments of machine APIs (``/api/...``, ``/api/v1/...``).
 API_PREFIX_SEGMENTS: frozenset[str] = frozenset({"api"})
+#: A file under ``/api/`` with one of these extensions is a page (generated API
+#: reference: Javadoc's ``api/java.base/module-summary.html``), not a machine API.
+PAGE_EXTENSIONS: frozenset[str] = frozenset({".html", ".htm", ".xhtml", ".shtml"})
 #: Path segments anywhere in the path that mean a machine API.
 API_SEGMENTS: frozenset[str] = frozenset({"graphql", "wp-json", "xmlrpc.php", "admin-ajax.php"})
 
@@ -640,7 +643,9 @@ def follow_rejection(url: str, documents: bool = False) -> str | None:
     query_names = {p.partition("=")[0].lower() for p in parts.query.split("&") if p}
     if last in FEED_SEGMENTS or ext in FEED_EXTENSIONS or query_names & FEED_QUERY_PARAMS:
         return "feed"
-    if named and (named[0] in API_PREFIX_SEGMENTS or any(s in API_SEGMENTS for s in named)):
+    machine_api = named and named[0] in API_PREFIX_SEGMENTS and ext not in PAGE_EXTENSIONS
+    if machine_api or any(s in API_SEGMENTS for s in named):
+        # "/api/v1/users" is a machine's; "/api/Widget.html" is API reference for people
         return "api-path"
     if ext in DOCUMENT_EXTENSIONS:
         # counted apart from assets: the run chose not to convert documents

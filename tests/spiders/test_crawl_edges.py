@@ -120,6 +120,33 @@ async def test_empty_guessed_sitemap_falls_back_to_links(serve_site: Serve, tmp_
         assert server.hits(guess) == 1
 
 
+#: Javadoc 17's index.html: a script redirect, a refresh inside <noscript>, and a link.
+REDIRECT_PAGE = (
+    '<html><head><title>Java SE 17</title><meta name="generator" '
+    'content="javadoc/IndexRedirectWriter"><script>window.location.replace('
+    "'api/module-summary.html')</script><noscript><meta http-equiv=\"Refresh\" "
+    'content="0;api/module-summary.html"></noscript></head><body><main><noscript>'
+    "<p>JavaScript is disabled on your browser.</p></noscript><p><a href="
+    '"api/module-summary.html">api/module-summary.html</a></p></main></body></html>'
+)
+
+
+@deferred_f_from_coro_f
+async def test_a_script_redirect_page_is_empty_but_its_links_are_followed(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    site = build(
+        tmp_path / "s",
+        {"index.html": REDIRECT_PAGE, "api/module-summary.html": prose_page("Module java.base")},
+    )
+    server = serve_site(site)
+    rows = await crawl(tmp_path, start=server.base_url + "/", discovery="links")
+    assert paths(server, rows) == ["/api/module-summary.html"]
+    (empty,) = [r for r in by_type(rows, "diagnostic") if r["error_type"] == "empty"]
+    assert empty["url"] == server.base_url + "/"
+    assert server.hits("/api/module-summary.html") == 1
+
+
 @deferred_f_from_coro_f
 async def test_redirects_are_checked_against_robots_and_scope(
     serve_site: Serve, tmp_path: Path

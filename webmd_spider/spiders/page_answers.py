@@ -327,6 +327,11 @@ class PageAnswers:
         if row.row_type != "page":
             self.budgets.missed(site)
             yield row
+            if row.error_type == "empty":
+                # a script's shell or a redirect page still links its site (Javadoc's
+                # index.html: a script redirect, and a link to module-summary.html):
+                # its links are followed as a page's are
+                yield from follow(site, doc, directives, meta["webmd_depth"])
             return
         if row.chunks is not None and row.markdown:
             # the chunks the row carries (an unchanged page's were dropped with its text)
