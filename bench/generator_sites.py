@@ -31,10 +31,10 @@ Families (see :data:`FAMILIES`):
   and follows only links into ``ref/``: the others lead to pages left out);
   ``sphinx-sphinx13``: ``sphinx-doc``; ``mkdocs``: ``mkdocs-doc``.
 
-javadoc17's crawl starts at ``java.base/module-summary.html``: its ``index.html`` is
-javadoc's redirect page (a script, and a ``<meta http-equiv=Refresh>`` inside
-``<noscript>``), which a crawl from the root turns into one ``empty`` diagnostic
-without following its link.
+javadoc17's crawl starts at the site's root: its ``index.html`` is javadoc's redirect
+page (a script, and a ``<meta http-equiv=Refresh>`` inside ``<noscript>``), an
+``empty`` diagnostic whose link to ``java.base/module-summary.html`` is followed (before
+51d6552 the crawl from the root wrote no page).
 
 A link crawl from each family's start page (:attr:`Family.start`) reaches at least 80
 pages, except ``mkdocs`` (23 pages), ``sphinx-rtd`` (17) and ``gtkdoc`` (13), which
@@ -106,14 +106,8 @@ FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
         # index.html is javadoc's redirect page (a script and a <meta refresh> inside
-        # <noscript>): the crawl starts at the page it redirects to
-        Family(
-            "javadoc17",
-            "javadoc (JDK 17)",
-            JDK_SOURCE_PACKAGE,
-            "",
-            start="java.base/module-summary.html",
-        ),
+        # <noscript>): an empty row whose link is followed
+        Family("javadoc17", "javadoc (JDK 17)", JDK_SOURCE_PACKAGE, ""),
         Family(
             "javadoc11", "javadoc (JDK 11)", "libbcel-java-doc", "usr/share/doc/libbcel-java/api"
         ),
