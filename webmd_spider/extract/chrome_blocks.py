@@ -156,13 +156,26 @@ def _in_heading(link: Element, href: str) -> bool:
 
 def see_also(element: Element) -> bool:
     """A block of the text's cross references, labelled so ("See also: bitand, bitor"),
-    or a definition list with such a term (Javadoc's "Since: 1.8 / See Also: Stream"):
-    a manual's own links to related entries, not a list of the site's pages."""
-    if element.tag == "dl":
-        return any(
-            v.SEE_ALSO_LABEL.match((term.text or "").strip()) for term in element.iterchildren("dt")
-        )
+    a definition list with such a term (Javadoc's "Since: 1.8 / See Also: Stream"), or
+    the body right under such a label (Sphinx's "See also" admonition title, then its
+    links): a manual's own links to related entries, not a list of the site's pages."""
+    if element.tag == "dl" and any(
+        v.SEE_ALSO_LABEL.match((term.text or "").strip()) for term in element.iterchildren("dt")
+    ):
+        return True
     head = (element.text or "").strip()
     if not head and len(element):
         head = (element[0].text or "").strip()  # <strong>See also:</strong>
-    return bool(head) and bool(v.SEE_ALSO_LABEL.match(head))
+    if head and v.SEE_ALSO_LABEL.match(head):
+        return True
+    label = element.getprevious()
+    while label is not None and not isinstance(label.tag, str):
+        label = label.getprevious()
+    if label is None or len(label) > 1:
+        return False
+    words = " ".join(label.text_content().split())
+    return len(words) <= _LABEL_MAX_CHARS and bool(v.SEE_ALSO_LABEL.match(words))
+
+
+#: A label block ("See also", "See also:") is this short.
+_LABEL_MAX_CHARS = 20

@@ -183,6 +183,10 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     else:
         selection = whole_page(root)
         title = None  # the page's own headings stay where they are
+    if title and "\u200b" in title:  # a line-break hint, no character (markdown.py)
+        title = title.replace("\u200b", "")
+        if doc.title:
+            doc.title = doc.title.replace("\u200b", "")
     heading = "# " + escape_line_start(escape_text(title)) if title else ""
     budget = opts.max_chars
     if budget and heading:  # `max_chars` bounds the whole Markdown, title line included
