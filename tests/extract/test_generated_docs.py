@@ -223,3 +223,12 @@ def test_zero_width_spaces_are_no_characters_of_the_text() -> None:
     doc = extract(_page(body), URL)
     assert "\u200b" not in doc.markdown and "\u200b" not in doc.text
     assert "`addArgument(String...)`" in doc.markdown
+
+
+def test_a_blogs_see_also_list_of_its_posts_is_still_promotion() -> None:
+    posts = "<br>".join(
+        f"<a href='/2012/0{i}/post-{i}/'>The longest headline of post number {i} on this blog</a>"
+        for i in range(1, 7)
+    )
+    body = f"<h1>Antipoden</h1><p>{PROSE}</p><p>{PROSE}</p><p>Siehe auch<br>{posts}</p>"
+    assert "post number 3" not in extract(_page(body), URL).markdown

@@ -13,7 +13,7 @@ from functools import lru_cache
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
-from webmd_spider.extract.chrome_names import _is_byline_name
+from webmd_spider.extract.chrome_names import _is_byline_name, class_words
 from webmd_spider.extract.stats import Element
 
 _SPACES = re.compile(r"\s+")
@@ -167,7 +167,15 @@ def see_also(element: Element) -> bool:
     if not head and len(element):
         head = (element[0].text or "").strip()  # <strong>See also:</strong>
     if head and v.SEE_ALSO_LABEL.match(head):
-        return True
+        # references name entries ("bitand, bitor"); a blog's "Siehe auch" lists its
+        # posts by their headlines, a promotion of the site
+        names = [len(" ".join(a.text_content().split())) for a in element.iter("a")]
+        return not names or sum(names) <= _NAME_MAX_CHARS * len(names)
+    # the body of a "See also" note: in a box named as a note of the text, right under
+    # its title (a blog's "Siehe auch" over a list of its own posts is no such box)
+    box = element.getparent()
+    if box is None or v.ADMONITION_WORDS.isdisjoint(class_words(box)):
+        return False
     label = element.getprevious()
     while label is not None and not isinstance(label.tag, str):
         label = label.getprevious()
@@ -179,3 +187,6 @@ def see_also(element: Element) -> bool:
 
 #: A label block ("See also", "See also:") is this short.
 _LABEL_MAX_CHARS = 20
+#: The links of a "See also" line name entries: this many characters each, on average
+#: (an API name, a function, a section), not a post's headline.
+_NAME_MAX_CHARS = 30
