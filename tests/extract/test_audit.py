@@ -117,9 +117,8 @@ def test_known_blocks_counted_exactly() -> None:
     assert all("Copyright" not in preview for _, _, preview in doc.removed_blocks)
 
 
-def test_convert_explain_lists_removed_blocks(tmp_path: Path) -> None:
-    page = tmp_path / "known.html"
-    page.write_text(KNOWN)
+def _explain(page: Path) -> list[str]:
+    """The lines ``webmd convert --explain PAGE`` prints (it must exit 0)."""
     done = subprocess.run(
         [sys.executable, "-m", "webmd_spider.cli", "convert", "--explain", str(page)],
         capture_output=True,
@@ -127,7 +126,13 @@ def test_convert_explain_lists_removed_blocks(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    return done.stdout.splitlines()
+
+
+def test_convert_explain_lists_removed_blocks(tmp_path: Path) -> None:
+    page = tmp_path / "known.html"
+    page.write_text(KNOWN)
+    lines = _explain(page)
     assert any(line.split()[:2] == ["paragraph", "hidden"] for line in lines)
     assert any("Related posts" in line for line in lines)
     assert lines[-1].startswith("removed: heading 1,")
@@ -135,14 +140,7 @@ def test_convert_explain_lists_removed_blocks(tmp_path: Path) -> None:
 
 def test_convert_explain_on_a_golden_page() -> None:
     page = PAGES / "gen-rustdoc-impls" / "source.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "webmd_spider.cli", "convert", "--explain", str(page)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = _explain(page)
     # the source links and version badges rustdoc puts beside every member
     widgets = [line for line in lines if line.split()[1:2] == ["widget"]]
     assert any("source" in line for line in widgets) and len(widgets) >= 10

@@ -16,8 +16,8 @@ The rules, in order of strength:
   sits under) is right for the whole chunk; a heading with no block of its own before
   the next heading rides into that heading's first chunk, headings that close the page
   join the chunk before them, and a page of nothing but headings has no chunk: a chunk
-  is never only headings, but for a run of empty sections longer than a chunk, which is
-  a chunk of its own (under the heading path above the run). With ``title`` every path
+  is never only headings, but for a run of empty sections too long to ride along, which
+  is cut into chunks of up to the size (under the heading path above the run). With ``title`` every path
   starts with the page title (the page's first line, ``# Title``, is its root; other
   H1s are its children). Entries are
   the headings' plain text (code-span backticks, emphasis, strikethrough, link and
@@ -814,10 +814,10 @@ class _Chunker:
             kind, _start, _end, level, text = blocks[first]
             if kind == "heading":
                 starts = self.unit_starts
-                if pending >= 0 and starts[first] - starts[pending] > self.size:
-                    # a run of empty sections longer than a chunk (rustdoc's 80 "impl Eq
-                    # for fn(...)" headers): a chunk of its own, not glued onto the next
-                    # section past every size
+                if pending >= 0 and self.unit_ends[first] - starts[pending] > self.size:
+                    # a run of empty sections that this heading would take past a chunk's
+                    # size (rustdoc's 80 "impl Eq for fn(...)" headers): the run so far is
+                    # a chunk of its own, not glued onto the next section past every size
                     out.append((starts[pending], starts[first], pending_names, False))
                     pending = -1
                 above = [name for _, name in path]
