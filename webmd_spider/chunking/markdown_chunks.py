@@ -17,9 +17,9 @@ The rules, in order of strength:
   the next heading rides into that heading's first chunk, headings that close the page
   join the chunk before them, and a page of nothing but headings has no chunk: a chunk
   is never only headings, but for a run of empty sections too long to ride along, which
-  is cut into chunks of up to the size (under the heading path above the run). With ``title`` every path
-  starts with the page title (the page's first line, ``# Title``, is its root; other
-  H1s are its children). Entries are
+  is cut into chunks of up to the size (under the heading path above the run). With
+  ``title`` every path starts with the page title (the page's first line, ``# Title``,
+  is its root; other H1s are its children). Entries are
   the headings' plain text (code-span backticks, emphasis, strikethrough, link and
   image syntax, inline HTML and backslash escapes removed); an empty heading ends the
   deeper levels but adds no entry.
