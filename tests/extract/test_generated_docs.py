@@ -232,3 +232,18 @@ def test_a_blogs_see_also_list_of_its_posts_is_still_promotion() -> None:
     )
     body = f"<h1>Antipoden</h1><p>{PROSE}</p><p>{PROSE}</p><p>Siehe auch<br>{posts}</p>"
     assert "post number 3" not in extract(_page(body), URL).markdown
+
+
+def test_texinfo_footnotes_after_the_node_are_the_texts() -> None:
+    head = '<title>Lists (Manual)</title><meta name="Generator" content="makeinfo">'
+    body = (
+        '<div class="section" id="Lists"><h3 class="section">6.4 Lists</h3>'
+        f'<p>{PROSE}<a id="DOCF2" href="#FOOT2"><sup>2</sup></a></p></div>'
+        '<div class="footnote"><hr><h4 class="footnotes-heading">Footnotes</h4>'
+        '<h5><a id="FOOT2" href="#DOCF2">(2)</a></h5><p>Comma-separated lists are also '
+        "informally called cs-lists.</p></div><hr><div class='header'><p>Previous: "
+        "<a href='c.html'>Cells</a></p></div>"
+    )
+    page = f"<html><head>{head}</head><body>{body}</body></html>"  # as makeinfo writes
+    markdown = extract(page, URL).markdown
+    assert "informally called cs-lists" in markdown and "Previous:" not in markdown

@@ -37,7 +37,12 @@ from lxml import etree
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.boilerplate import remove_boilerplate
-from webmd_spider.extract.chrome_names import COMMENTS, element_verdict, visually_hidden
+from webmd_spider.extract.chrome_names import (
+    COMMENTS,
+    class_words,
+    element_verdict,
+    visually_hidden,
+)
 from webmd_spider.extract.clean import body_of, visible_chars
 from webmd_spider.extract.stats import Element, TextStats, measure, remeasure
 from webmd_spider.extract.survey import Survey, survey
@@ -125,7 +130,10 @@ def select_content(
     found = survey(body, stats)
     finder = _Finder(body, stats, h1, found)
     content, method = finder.find()
+    adopted = _adopt_footnotes(content)
     touched = remove_boilerplate(content, stats, h1, found.candidates, site, audit)
+    if adopted:
+        touched.append(content)  # its numbers now count the footnotes
     kept = visible_chars(content)
     ratio = 1.0 - kept / page_text_chars if page_text_chars > 0 else 0.0
     return Selection(
@@ -138,6 +146,23 @@ def select_content(
         stats=remeasure(stats, content, touched),
         title_block=title_block,
     )
+
+
+def _adopt_footnotes(content: Element) -> bool:
+    """The text's footnotes written right after the content root, as its sibling
+    (Texinfo puts ``div.footnote`` after the node's ``div.section``), move into the
+    root, at its end: they are the text's. True when some did."""
+    after = content.getnext()
+    while after is not None and (not isinstance(after.tag, str) or after.tag == "hr"):
+        after = after.getnext()
+    if after is None:
+        return False
+    role = (after.get("role") or "").strip().lower()
+    names = class_words(after) if after.get("class") or after.get("id") else frozenset()
+    if role not in v.FOOTNOTE_ROLES and v.FOOTNOTE_WORDS.isdisjoint(names):
+        return False
+    content.append(after)
+    return True
 
 
 def whole_page(root: lxml.html.HtmlElement) -> Selection:
