@@ -190,3 +190,13 @@ _LABEL_MAX_CHARS = 20
 #: The links of a "See also" line name entries: this many characters each, on average
 #: (an API name, a function, a section), not a post's headline.
 _NAME_MAX_CHARS = 30
+
+
+def footnotes(element: Element) -> bool:
+    """The text's footnotes: a block named so (docutils' ``aside.footnote``, Texinfo's
+    ``div.footnote``) or with a DPUB-ARIA 1.0 role (``doc-footnote``, ``doc-endnotes``)."""
+    if (element.get("role") or "").strip().lower() in v.FOOTNOTE_ROLES:
+        return True
+    if not (element.get("class") or element.get("id")):
+        return False
+    return not v.FOOTNOTE_WORDS.isdisjoint(class_words(element))

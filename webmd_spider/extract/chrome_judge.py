@@ -18,7 +18,12 @@ from typing import Any
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
-from webmd_spider.extract.chrome_blocks import _TABLE_PARTS, _in_data_table, see_also
+from webmd_spider.extract.chrome_blocks import (
+    _TABLE_PARTS,
+    _in_data_table,
+    footnotes,
+    see_also,
+)
 from webmd_spider.extract.chrome_names import (
     CHROME,
     COMMENTS,
@@ -298,8 +303,7 @@ class ChromeJudge:
         if aside and (
             # the text's footnotes (docutils 0.18+ writes them as <aside class="footnote">;
             # DPUB-ARIA 1.0 roles doc-footnote / doc-endnotes): the notes of the text
-            role in v.FOOTNOTE_ROLES
-            or class_words(element) & v.FOOTNOTE_WORDS
+            footnotes(element)
             or class_words(element) & v.ADMONITION_WORDS
             or s[PROSE] >= v.ASIDE_KEEP_PROSE
             # a sidebar in the flow of the text (beside its paragraphs, not a column of

@@ -45,7 +45,7 @@ from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit
-from webmd_spider.extract.chrome_blocks import see_also
+from webmd_spider.extract.chrome_blocks import footnotes, see_also
 from webmd_spider.extract.chrome_names import COMMENTS, _name_parts, element_verdict
 from webmd_spider.extract.link_hosts import _host_of_site, _link_host
 from webmd_spider.extract.stats import (
@@ -566,7 +566,7 @@ class _Trimmer:
             own = _HEADING_RANK.get(sibling.tag)
             if own is not None and own <= rank:
                 break
-            if _footnotes(sibling):
+            if footnotes(sibling):
                 if body and _text(body[-1]).lower() in v.FOOTNOTE_RUBRICS:
                     body.pop()  # their rubric ("Footnotes") goes with them
                 break
@@ -936,13 +936,6 @@ class _Trimmer:
         ):
             return True
         return not _words(element).isdisjoint(v.TITLE_BLOCK_WORDS)
-
-
-def _footnotes(element: Element) -> bool:
-    """The text's footnotes: docutils' aside.footnote(-list), DPUB-ARIA's roles."""
-    if (element.get("role") or "") in v.FOOTNOTE_ROLES:
-        return True
-    return not v.FOOTNOTE_WORDS.isdisjoint(_words(element))
 
 
 def _opens_sections(paragraph: Element) -> bool:

@@ -37,9 +37,9 @@ from lxml import etree
 from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.boilerplate import remove_boilerplate
+from webmd_spider.extract.chrome_blocks import footnotes
 from webmd_spider.extract.chrome_names import (
     COMMENTS,
-    class_words,
     element_verdict,
     visually_hidden,
 )
@@ -155,11 +155,7 @@ def _adopt_footnotes(content: Element) -> bool:
     after = content.getnext()
     while after is not None and (not isinstance(after.tag, str) or after.tag == "hr"):
         after = after.getnext()
-    if after is None:
-        return False
-    role = (after.get("role") or "").strip().lower()
-    names = class_words(after) if after.get("class") or after.get("id") else frozenset()
-    if role not in v.FOOTNOTE_ROLES and v.FOOTNOTE_WORDS.isdisjoint(names):
+    if after is None or not footnotes(after):
         return False
     content.append(after)
     return True

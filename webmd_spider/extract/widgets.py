@@ -19,8 +19,7 @@ Recognised by what the control says and where it sits, shared by generators:
   the summary goes, the details' content stays;
 * Doxygen's hover boxes ``div.ttc`` (Doxygen 1.8-1.9, shown by a script on hover,
   hidden by its stylesheet; a ``[role=tooltip]`` of any page goes in ``clean.py``);
-* a version badge: rustdoc's ``span.since`` (1.5x-1.7x: "1.0.0", "const: unstable"), or
-  a span named "version" of only a version number ("1.0.0");
+* a version badge: rustdoc's ``span.since`` (1.5x-1.7x: "1.0.0", "const: unstable");
 * the site's logo as an image link (its class or its image's says "logo");
 
 and then the strip that held them when nothing but separators ("·", "|") is left.
@@ -54,7 +53,6 @@ _GENERATOR_BOXES = {
 }
 #: A link whose text is longer than this is no control.
 _CONTROL_MAX_CHARS = 24
-_VERSION = re.compile(r"^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$")
 _SEPARATORS = re.compile("^[\\s\u00b7|\u2022,\\-\u2013\u2014/]*$")
 #: A link beside a code block with this text is a playground's button.
 _RUN_TEXTS = frozenset({"run", "▶ run", "try it", "try it yourself", "open in playground"})
@@ -88,7 +86,6 @@ def remove_widgets(root: Element, audit: LossAudit | None = None, generator: str
             element.drop_tag()  # "## [Examples](#examples)": the heading's own anchor
             continue
         if _is_widget(element):
-            parent = element.getparent()
             if audit is not None:
                 audit.note(element, "widget")
             element.drop_tree()
@@ -141,16 +138,13 @@ def _is_widget(element: Element) -> bool:
         return lowered in _PERMALINK_SYMBOLS and (element.get("href") or "").startswith("#")
     if tag == "summary":
         return lowered in v.WIDGET_SUMMARY_TEXTS
-    if element.get("role") == "tooltip":
-        return True
     names = set((element.get("class") or "").split())
     if tag == "div":  # Doxygen 1.8-1.9's hover box, rustdoc's "ⓘ" over an example
         return "ttc" in names or "tooltip" in names
     if tag == "a":  # an image link: a widget when it is the site's logo
         return _is_logo(element)
-    # a version badge: rustdoc's span.since ("1.0.0", "const: unstable"), or a span
-    # named "version" holding only a version number
-    return "since" in names or ("version" in names and bool(_VERSION.match(text)))
+    # a version badge: rustdoc's span.since ("1.0.0", "const: unstable")
+    return "since" in names
 
 
 def _is_logo(link: Element) -> bool:
