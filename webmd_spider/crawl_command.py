@@ -35,7 +35,7 @@ from typing import Any
 
 from webmd_spider.api import crawl_values, read_summary, start_refusal, stop
 from webmd_spider.crawl_process import FEED_FORMATS, feed_format, start_crawl
-from webmd_spider.options import DISCOVERY_MODES, OptionsError
+from webmd_spider.options import DISCOVERY_MODES, SCOPE_MODES, OptionsError
 from webmd_spider.rows.ledger import format_counts
 
 
@@ -69,8 +69,25 @@ FLAGS: tuple[Flag, ...] = (
         "PATTERN",
         "list",
     ),
-    Flag("--chunk-tokens", "chunk_tokens", "split each page into chunks of about N tokens", "N"),
-    Flag("--overlap-tokens", "chunk_overlap_tokens", "tokens shared by neighbouring chunks", "N"),
+    Flag(
+        "--scope",
+        "scope",
+        f"which pages a start lets in: {', '.join(SCOPE_MODES)} (default auto: a start "
+        "below the root keeps to its directory)",
+        "SCOPE",
+    ),
+    Flag(
+        "--chunk-tokens",
+        "chunk_tokens",
+        "split each page into chunks of about N tokens (default 400; 0: no chunks)",
+        "N",
+    ),
+    Flag(
+        "--overlap-tokens",
+        "chunk_overlap_tokens",
+        "tokens shared by neighbouring chunks (default 40)",
+        "N",
+    ),
     Flag("--out-dir", "out_dir", "also write one .md file per page under DIR", "DIR"),
     Flag("--llms-txt", "llms_txt", "also write llms.txt and llms-full.txt into DIR", "DIR"),
     Flag("--combined", "combined", "also write every page's Markdown into one FILE", "FILE"),

@@ -36,6 +36,11 @@ SETTING_PREFIX = "WEBMD_"
 MIN_MAX_CHARS = 200
 
 
+#: Chunks are on by default (issue 31: "embedding-ready chunks" without a flag);
+#: ``chunk_tokens=0`` turns them off, ``chunk_size`` sizes them in characters instead.
+DEFAULT_CHUNK_TOKENS = 400
+DEFAULT_CHUNK_OVERLAP_TOKENS = 40
+
 #: ``extract_processes`` "auto" (the spider picks the number from the usable cores).
 EXTRACT_AUTO = -1
 #: ``extract_timeout_secs`` default: offload.pool.EXTRACT_DEADLINE_SECS (the same 30 s;
@@ -60,6 +65,12 @@ class JobOptions:
     #: how a whole website's pages are found: the start page first, then the sitemaps'
     #: URLs, then links (sitemaps+links); only the sitemaps' URLs (sitemaps); only links
     discovery: str = "sitemaps+links"
+    #: which links and sitemap entries a start URL lets in: "site" (the whole
+    #: website), "directory" (the start's directory and below) or "page" (the start
+    #: page and what it links inside its directory); "auto" picks directory for a
+    #: start whose path ends in "/" below the root, page for a start at a page below
+    #: the root, and site for the root
+    scope: str = "auto"
     max_concurrency: int = 8
     max_sitemap_urls: int = 5000
     respect_robots: bool = True
@@ -102,10 +113,14 @@ class JobOptions:
     robots_retry_secs: float = 30.0
     #: the product token matched against robots.txt User-agent lines (before "*")
     robots_token: str = "webmd"
+    #: chunks of about this many characters instead of tokens (0: sized by chunk_tokens)
     chunk_size: int = 0
-    chunk_tokens: int = 0
+    #: split each page's Markdown into chunks of about this many tokens (0: no chunks);
+    #: on by default, as the README promises embedding-ready chunks
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS
     chunk_overlap: int = 0
-    chunk_overlap_tokens: int = 0
+    #: tokens shared by neighbouring chunks
+    chunk_overlap_tokens: int = DEFAULT_CHUNK_OVERLAP_TOKENS
     output_dir: str = "output"
     progress_secs: float = 5.0
     # -- incremental recrawls (state store) and the Markdown folder tree ------------
@@ -182,6 +197,8 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 #: values of the ``discovery`` option
 DISCOVERY_MODES = ("sitemaps+links", "sitemaps", "links")
+#: values of the ``scope`` option
+SCOPE_MODES = ("auto", "site", "directory", "page")
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(JobOptions))
 #: Arguments that are not options themselves: ``input`` names a job file.
@@ -315,6 +332,11 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         raise OptionsError(
             f"discovery must be one of {', '.join(DISCOVERY_MODES)}, got {values['discovery']!r}"
         )
+    if values.get("scope", "auto") not in SCOPE_MODES:
+        raise OptionsError(
+            f"scope must be one of {', '.join(SCOPE_MODES)}, got {values['scope']!r}"
+        )
+    _settle_chunk_defaults(values)
     if values.get("out_dir_removed", "delete") not in ("delete", "move"):
         raise OptionsError(
             f"out_dir_removed must be delete or move, got {values['out_dir_removed']!r}"
@@ -329,6 +351,24 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     except ChunkOptionsError as exc:
         raise OptionsError(f"invalid-input: {exc}") from None
     return options
+
+
+def _settle_chunk_defaults(values: dict[str, Any]) -> None:
+    """Let a user's own chunk sizing replace the default one, in place.
+
+    The token defaults are always present (settings carry every default), so a
+    ``chunk_size`` in characters replaces a ``chunk_tokens`` still at its default
+    rather than clashing with it, a ``chunk_overlap`` in characters replaces the
+    default token overlap, and with chunking off (``chunk_tokens=0`` and no
+    ``chunk_size``) the default overlap has nothing to overlap and is dropped.
+    """
+    if values.get("chunk_size", 0) and values.get("chunk_tokens") in (None, DEFAULT_CHUNK_TOKENS):
+        values["chunk_tokens"] = 0
+    overlap_tokens = values.get("chunk_overlap_tokens", DEFAULT_CHUNK_OVERLAP_TOKENS)
+    if overlap_tokens == DEFAULT_CHUNK_OVERLAP_TOKENS:
+        chunking = values.get("chunk_size", 0) or values.get("chunk_tokens", DEFAULT_CHUNK_TOKENS)
+        if values.get("chunk_overlap", 0) or not chunking:
+            values["chunk_overlap_tokens"] = 0
 
 
 def setting_defaults() -> dict[str, Any]:
