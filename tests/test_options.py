@@ -17,6 +17,7 @@ from webmd_spider.options import (
     OptionsError,
     build_options,
     read_job_file,
+    setting_defaults,
     settings_view,
     split_list,
     valid_argument_names,
@@ -77,8 +78,27 @@ def test_chunk_options_are_validated_once_with_the_options() -> None:
         build_options({}, {"chunk_size": "1000", "chunk_overlap": "600"})
     with pytest.raises(OptionsError, match=r"in the range 0\.\.10000"):
         build_options({}, {"chunk_size": "20000"})
-    assert build_options({}, {"chunk_tokens": "300"}).chunk_budget == (1_200, 0)
-    assert JobOptions().chunk_budget == (0, 0)
+    assert build_options({}, {"chunk_tokens": "300"}).chunk_budget == (1_200, 160)
+    assert build_options({}, {"chunk_tokens": "300", "chunk_overlap_tokens": "0"}).chunk_budget == (
+        1_200,
+        0,
+    )
+
+
+def test_chunks_are_on_by_default_and_a_users_own_sizing_replaces_the_default() -> None:
+    """400 tokens with 40 of overlap unless set; chunk_tokens=0 turns chunking off; a size
+    or overlap in characters replaces the token default instead of clashing with it."""
+    assert JobOptions().chunk_budget == (1_600, 160)
+    assert build_options({}, {}).chunk_budget == (1_600, 160)
+    # settings carry every default, as in a real crawl
+    assert build_options(setting_defaults(), {}).chunk_budget == (1_600, 160)
+    assert build_options(setting_defaults(), {"chunk_tokens": "0"}).chunk_budget == (0, 0)
+    assert build_options(setting_defaults(), {"chunk_size": "2000"}).chunk_budget == (2_000, 160)
+    assert build_options(
+        setting_defaults(), {"chunk_size": "2000", "chunk_overlap": "100"}
+    ).chunk_budget == (2_000, 100)
+    with pytest.raises(OptionsError, match="not both"):
+        build_options({}, {"chunk_size": "2000", "chunk_tokens": "300"})
 
 
 def test_valid_argument_names_are_sorted_options_plus_input() -> None:

@@ -4,7 +4,7 @@ the demo site on 127.0.0.1, with the real ``langchain-core`` and ``llama-index-c
 Four crawls for the whole module, each in a module-scoped fixture: a reference
 ``api.crawl``, and one crawl per loader call. A spy around the loaders' ``crawl`` keeps
 the rows of the very crawl each loader ran, so its documents are checked against those
-rows exactly (``crawled_at`` included), and against the reference crawl on everything
+rows exactly (``scraped_at`` included), and against the reference crawl on everything
 a second crawl reproduces. The expected metadata are built here from the rows, not by
 ``loaders.records``, so a mistake there cannot agree with itself.
 """
@@ -135,7 +135,7 @@ def expected_chunks(rows: list[Row]) -> list[tuple[str, str, dict[str, Any]]]:
                 "char_start": chunk["char_start"],
                 "char_end": chunk["char_end"],
                 "content_hash": row.content_hash,
-                "crawled_at": row.scraped_at,
+                "scraped_at": row.scraped_at,
             }
             expected.append((chunk["chunk_id"], chunk["text"], metadata))
     return expected
@@ -150,9 +150,9 @@ def llama_triples(documents: list[LlamaDocument]) -> list[tuple[Any, str, dict]]
 
 
 def without_time(triples: list[tuple[Any, str, dict]]) -> dict[Any, tuple[str, dict]]:
-    """Keyed by id, ``crawled_at`` dropped: what two crawls of one site share."""
+    """Keyed by id, ``scraped_at`` dropped: what two crawls of one site share."""
     return {
-        id_: (text, {k: v for k, v in meta.items() if k != "crawled_at"})
+        id_: (text, {k: v for k, v in meta.items() if k != "scraped_at"})
         for id_, text, meta in triples
     }
 
@@ -243,7 +243,6 @@ def test_per_page_gives_one_document_per_page_row(
 ) -> None:
     documents, rows = page_run["documents"], page_run["rows"]
     assert page_run["options"] == PAGE_OPTIONS  # no chunk size added for pages
-    assert all(row.chunks is None for row in pages(rows))
     assert len(documents) == len(pages(rows))
     for doc, row in zip(documents, pages(rows), strict=True):
         assert doc.id == row.final_url
@@ -258,7 +257,7 @@ def test_per_page_gives_one_document_per_page_row(
             "char_start": 0,
             "char_end": len(row.markdown or ""),
             "content_hash": row.content_hash,
-            "crawled_at": row.scraped_at,
+            "scraped_at": row.scraped_at,
         }
     # the same pages, titles and content as the reference crawl (chunked or not, a
     # page's Markdown is the same)

@@ -51,10 +51,16 @@ async def test_pages_carry_exact_chunks(demo_site: SiteServer, tmp_path: Path) -
 
 
 @deferred_f_from_coro_f
-async def test_chunking_is_off_by_default_and_bad_options_are_errors(
+async def test_chunking_is_on_by_default_off_at_zero_and_bad_options_are_errors(
     demo_site: SiteServer, tmp_path: Path
 ) -> None:
-    rows = await crawl(tmp_path / "off", start=demo_site.base_url + "/about.html", crawl_links="0")
+    about = demo_site.base_url + "/about.html"
+    rows = await crawl(tmp_path / "on", start=about, crawl_links="0")
+    (page,) = by_type(rows, "page")
+    # the default: about 400 tokens (1,600 characters) a chunk, 40 tokens of overlap
+    assert page["chunk_count"] == len(page["chunks"]) >= 1
+    assert all(len(chunk["text"]) <= 1_600 + 160 for chunk in page["chunks"])
+    rows = await crawl(tmp_path / "off", start=about, crawl_links="0", chunk_tokens="0")
     (page,) = by_type(rows, "page")
     assert page["chunks"] is None and page["chunk_count"] is None
     with pytest.raises(OptionsError, match=r"chunk_size must be 500\.\.10000"):
