@@ -112,7 +112,7 @@ def test_convert_gives_a_page_row_of_the_crawl_schema() -> None:
 
 def test_convert_takes_options_and_bytes() -> None:
     plain = convert(PAGE.encode("utf-8"), "https://valley.example/", CrawlOptions(keep_links=False))
-    assert plain.row_type == "page" and plain.chunks is None
+    assert plain.row_type == "page" and plain.chunks  # chunked by default (400 tokens)
     empty = convert("<html><body><div id='root'></div><script>x()</script></body></html>")
     assert empty.row_type == "diagnostic" and empty.error_type == "empty"
     with pytest.raises(OptionsError, match="chunk_tokens must be"):
