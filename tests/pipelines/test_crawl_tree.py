@@ -61,12 +61,12 @@ def short(url: str) -> str:
 
 def check_page_file(out: Path, rel: str, row: dict[str, Any]) -> None:
     data, body = parse(out / rel)
-    assert list(data) == ["url", "title", "description", "language", "crawled_at", "content_hash"]
+    assert list(data) == ["url", "title", "description", "language", "scraped_at", "content_hash"]
     assert data["url"] == row["final_url"]
     assert data["title"] == row["title"]
     assert data["description"] == row["description"]
     assert data["language"] == row["language"]
-    assert data["crawled_at"] == row["scraped_at"]
+    assert data["scraped_at"] == row["scraped_at"]
     assert data["content_hash"] == row["content_hash"]
     assert body == "\n" + row["markdown"].rstrip("\n") + "\n"
 

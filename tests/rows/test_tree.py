@@ -64,7 +64,7 @@ def fields(title: str | None = "T", content_hash: str | None = "sha256:1") -> di
         "title": title,
         "description": None,
         "language": "en",
-        "crawled_at": "2026-01-01T00:00:00Z",
+        "scraped_at": "2026-01-01T00:00:00Z",
         "content_hash": content_hash,
     }
 
@@ -276,7 +276,7 @@ def test_frontmatter_round_trips_through_yaml(title: str) -> None:
         "title": title,
         "description": title[::-1],
         "language": None,
-        "crawled_at": "2026-01-01T00:00:00Z",
+        "scraped_at": "2026-01-01T00:00:00Z",
         "content_hash": "sha256:abc",
     }
     text = frontmatter(values)
@@ -404,7 +404,7 @@ def test_writer_writes_one_file_per_page_with_frontmatter(tmp_path: Path) -> Non
     assert manifest["pages"][f"{BASE}/docs/intro"] == {
         "path": "docs/intro.md",
         "content_hash": "sha256:1",
-        "crawled_at": "2026-01-01T00:00:00Z",
+        "scraped_at": "2026-01-01T00:00:00Z",
     }
     assert meta(out, "collisions.json") == []
     assert report.pages == 2 and report.written == 2
@@ -558,6 +558,47 @@ def test_a_lost_manifest_is_rebuilt_from_the_frontmatter(tmp_path: Path) -> None
     writer.close()
     assert files_under(out) == {"docs/index.md", "docs/intro.md", "x.md", "notes.md"}
     assert set(meta(out, "manifest.json")["pages"]) == {a, b, f"{BASE}/docs/intro"}
+
+
+def _as_earlier_version(out: Path) -> None:
+    """Rewrite a tree as versions before issue 31 wrote it: ``crawled_at`` in every
+    page's frontmatter and in the manifest, not ``scraped_at``."""
+    for page in out.rglob("*.md"):
+        page.write_text(page.read_text("utf-8").replace("\nscraped_at: ", "\ncrawled_at: "))
+    manifest = out / ".webmd" / "manifest.json"
+    manifest.write_text(manifest.read_text("utf-8").replace('"scraped_at"', '"crawled_at"'))
+
+
+@pytest.mark.parametrize("manifest", ["kept", "lost"])
+def test_a_tree_written_with_crawled_at_is_read_by_an_incremental_run(
+    tmp_path: Path, manifest: str
+) -> None:
+    out = tmp_path / "out"
+    a, b = f"{BASE}/a", f"{BASE}/b"
+    write_run(out, {a: "A", b: "B"})
+    _as_earlier_version(out)
+    assert "crawled_at" in (out / "a.md").read_text("utf-8")
+    if manifest == "lost":
+        (out / ".webmd" / "manifest.json").unlink()  # rebuilt from the old frontmatter
+    writer = TreeWriter(out)
+    assert writer.knows(a) and writer.knows(b)
+    assert writer.unchanged(a)
+    writer.page(b, fields(content_hash="sha256:2"), "B2")
+    writer.close()
+    pages = meta(out, "manifest.json")["pages"]
+    assert pages[a] == {
+        "path": "a.md",
+        "content_hash": "sha256:1",
+        "scraped_at": "2026-01-01T00:00:00Z",
+    }, "the old timestamp is carried over under today's name"
+    assert pages[b]["content_hash"] == "sha256:2"
+    assert files_under(out) == {"a.md", "b.md"}
+    assert read_frontmatter((out / "a.md").read_text("utf-8")) == {
+        "url": a,
+        **fields(title="a"),
+    }, "a file of an earlier version reads as today's keys"
+    data, _ = split_frontmatter((out / "b.md").read_text("utf-8"))
+    assert list(data) == list(FRONTMATTER_KEYS) and "crawled_at" not in data
 
 
 def test_a_killed_run_is_recovered_on_the_next_run(tmp_path: Path) -> None:

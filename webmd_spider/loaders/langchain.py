@@ -40,8 +40,8 @@ class WebmdLoader(BaseLoader):
     Each document's ``metadata``: ``url`` and ``source`` (the page's final URL),
     ``title``, ``heading_path`` (``"H1 > H2"`` text, ``""`` for a page), ``chunk_id``
     and ``chunk_index`` (``None`` for a page), ``char_start`` / ``char_end`` (offsets
-    into the page's Markdown), ``content_hash`` and ``crawled_at`` (the row's
-    ``scraped_at``). ``Document.id`` is the chunk id, or the page URL.
+    into the page's Markdown), ``content_hash`` and ``scraped_at`` (the row's
+    columns of those names). ``Document.id`` is the chunk id, or the page URL.
 
     Raises ValueError for an unknown ``per`` and
     :class:`~webmd_spider.options.OptionsError` for an unusable option here, when the

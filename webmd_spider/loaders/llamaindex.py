@@ -42,8 +42,8 @@ class WebmdReader(BaseReader):
     Each document's ``metadata``: ``url`` and ``source`` (the page's final URL),
     ``title``, ``heading_path`` (``"H1 > H2"`` text, ``""`` for a page), ``chunk_id``
     and ``chunk_index`` (``None`` for a page), ``char_start`` / ``char_end`` (offsets
-    into the page's Markdown), ``content_hash`` and ``crawled_at`` (the row's
-    ``scraped_at``): flat values, as LlamaIndex's vector stores require. Only ``url``,
+    into the page's Markdown), ``content_hash`` and ``scraped_at`` (the row's
+    columns of those names): flat values, as LlamaIndex's vector stores require. Only ``url``,
     ``title`` and ``heading_path`` go into the text LlamaIndex embeds and shows the
     model; the rest are bookkeeping. ``Document.id_`` is the chunk id, or the page URL.
 

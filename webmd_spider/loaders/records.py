@@ -43,7 +43,7 @@ METADATA_KEYS = (
     "char_start",
     "char_end",
     "content_hash",
-    "crawled_at",
+    "scraped_at",
 )
 
 #: Keys that say where a text sits rather than what it says. A framework that adds
@@ -56,7 +56,7 @@ BOOKKEEPING_KEYS = (
     "char_start",
     "char_end",
     "content_hash",
-    "crawled_at",
+    "scraped_at",
 )
 
 
@@ -130,7 +130,7 @@ def _metadata(row: Row, **where: Any) -> dict[str, Any]:
         "source": url,
         "title": row.title or "",
         "content_hash": row.content_hash,
-        "crawled_at": row.scraped_at,
+        "scraped_at": row.scraped_at,
         **where,
     }
     return {key: values[key] for key in METADATA_KEYS}

@@ -76,7 +76,7 @@ class MarkdownTreePipeline:
                     "title": item.title,
                     "description": item.description,
                     "language": item.language,
-                    "crawled_at": item.scraped_at,
+                    "scraped_at": item.scraped_at,
                     "content_hash": item.content_hash,
                 }
                 writer.page(url, fields, item.markdown, source_url=item.url)

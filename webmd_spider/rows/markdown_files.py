@@ -55,7 +55,7 @@ run's tree stays intact.
 State and recovery (``DIR/.webmd/``)
 ------------------------------------
 ``manifest.json``: ``{"version": 1, "pages": {URL: {"path", "content_hash",
-"crawled_at"[, "source_url"]}}}``: every page file of the tree (``source_url`` is the
+"scraped_at"[, "source_url"]}}}``: every page file of the tree (``source_url`` is the
 URL as discovered when a redirect made it differ). ``collisions.json``: a list of
 ``{"path", "url", "written_to", "kept_by"}`` (the contested path, the URL that did not
 get it, where that URL went, the URL that kept it). ``failed.json``: this run's
@@ -122,8 +122,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Frontmatter keys, in the order they are written.
-FRONTMATTER_KEYS = ("url", "title", "description", "language", "crawled_at", "content_hash")
+#: Frontmatter keys, in the order they are written. ``scraped_at`` is the row column
+#: of the same name (one timestamp name in rows, frontmatter, manifests and loaders).
+FRONTMATTER_KEYS = ("url", "title", "description", "language", "scraped_at", "content_hash")
+#: Keys that trees written by earlier versions hold, read as today's key: an
+#: incremental run over such a tree must still find its pages.
+LEGACY_KEYS = {"crawled_at": "scraped_at"}
 #: The metadata folder under the root; never a page segment.
 META_DIR = ".webmd"
 MANIFEST_VERSION = 1
@@ -331,7 +335,10 @@ def render_page(fields: Mapping[str, str | None], markdown: str) -> str:
 
 
 def read_frontmatter(text: str) -> dict[str, str | None] | None:
-    """The frontmatter this module wrote at the start of ``text``, or ``None``."""
+    """The frontmatter this module wrote at the start of ``text``, or ``None``.
+
+    A key of :data:`LEGACY_KEYS` (an earlier version's ``crawled_at``) is returned
+    under today's name (``scraped_at``)."""
     lines = text.split("\n")
     if not lines or lines[0] != "---":
         return None
@@ -340,6 +347,7 @@ def read_frontmatter(text: str) -> dict[str, str | None] | None:
         if line == "---":
             return values
         key, sep, raw = line.partition(": ")
+        key = LEGACY_KEYS.get(key, key)
         if not sep or key not in FRONTMATTER_KEYS:
             return None
         try:
@@ -475,11 +483,11 @@ def _remove_temps(folder: Path) -> int:
 class _Entry:
     path: str
     content_hash: str | None
-    crawled_at: str | None
+    scraped_at: str | None
     source_url: str | None = None
 
     def to_dict(self) -> dict[str, str]:
-        data = {"path": self.path, "content_hash": self.content_hash, "crawled_at": self.crawled_at}
+        data = {"path": self.path, "content_hash": self.content_hash, "scraped_at": self.scraped_at}
         if self.source_url:
             data["source_url"] = self.source_url
         return {k: v for k, v in data.items() if v is not None}
@@ -489,7 +497,7 @@ class _Entry:
 class _Staged:
     file: Path
     content_hash: str | None
-    crawled_at: str | None
+    scraped_at: str | None
     source_url: str | None = None
     fresh: bool = True  # new content (False: an existing file parked here to be moved)
 
@@ -603,7 +611,8 @@ class TreeWriter:
             entries[url] = _Entry(
                 raw["path"],
                 _str_or_none(raw.get("content_hash")),
-                _str_or_none(raw.get("crawled_at")),
+                # a manifest of an earlier version names the timestamp crawled_at
+                _str_or_none(raw.get("scraped_at", raw.get("crawled_at"))),
                 _str_or_none(raw.get("source_url")),
             )
         return entries
@@ -644,7 +653,7 @@ class TreeWriter:
             found[url] = _Entry(
                 rel,
                 head.get("content_hash"),
-                head.get("crawled_at"),
+                head.get("scraped_at"),
                 old.source_url if old else None,
             )
         return found
@@ -659,7 +668,7 @@ class TreeWriter:
                 os.unlink(entry.path)
                 continue
             self._staged[url] = _Staged(
-                Path(entry.path), head.get("content_hash"), head.get("crawled_at")
+                Path(entry.path), head.get("content_hash"), head.get("scraped_at")
             )
         if self._staged:
             logger.warning(
@@ -711,7 +720,7 @@ class TreeWriter:
             return False
         source = source_url if source_url and source_url != url else None
         self._staged[url] = _Staged(
-            target, values.get("content_hash"), values.get("crawled_at"), source
+            target, values.get("content_hash"), values.get("scraped_at"), source
         )
         self._removed.discard(url)
         self._failed.pop(url, None)
@@ -829,7 +838,7 @@ class TreeWriter:
             return
         touched.add(old.parent)
         self._staged[url] = _Staged(
-            parked, entry.content_hash, entry.crawled_at, entry.source_url, fresh=False
+            parked, entry.content_hash, entry.scraped_at, entry.source_url, fresh=False
         )
 
     def _lost(self, url: str) -> None:
@@ -853,7 +862,7 @@ class TreeWriter:
             self._block(url, "write-error", f"{rel}: {exc}")
             return
         source = staged.source_url or (entry.source_url if entry else None)
-        self._manifest[url] = _Entry(rel, staged.content_hash, staged.crawled_at, source)
+        self._manifest[url] = _Entry(rel, staged.content_hash, staged.scraped_at, source)
         if staged.fresh:
             self.report.written += 1
         else:
