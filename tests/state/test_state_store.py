@@ -26,6 +26,7 @@ import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
+from webmd_spider.extras import install_hint
 from webmd_spider.state import redis_store as state_store_redis
 from webmd_spider.state import store as state_store
 from webmd_spider.state.backends import open_store
@@ -920,8 +921,10 @@ def test_the_redis_backend_without_redis_py_is_a_clear_error(
     with pytest.raises(StateStoreError) as caught:
         open_store("redis", tmp_path, "job")
     assert str(caught.value) == (
-        "the redis backend needs the 'redis' package: pip install webmd-spider[distributed]"
+        f"the redis backend needs the 'redis' package: {install_hint('distributed')}"
     )
+    # the package is on no index: the line installs from this checkout (issue 31)
+    assert f"-e '{REPO}[distributed]'" in str(caught.value)
 
 
 def test_connection_refused_is_a_clear_error_with_the_password_masked(

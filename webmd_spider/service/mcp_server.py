@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from webmd_spider.extras import install_hint
 from webmd_spider.service.binding import is_loopback
 from webmd_spider.service.mcp_tools import (
     DEFAULT_CRAWL_PAGES,
@@ -72,7 +73,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 #: the environment variable that holds the HTTP transport's bearer token
 TOKEN_ENV = "WEBMD_MCP_TOKEN"
-MISSING_SDK = "webmd mcp needs the MCP Python SDK: pip install 'webmd-spider[mcp]'"
+MISSING_SDK = f"webmd mcp needs the MCP Python SDK: {install_hint('mcp')}"
 
 INSTRUCTIONS = (
     "Web pages as clean Markdown. fetch_page reads one page, crawl_site a website "
@@ -84,7 +85,7 @@ INSTRUCTIONS = (
 
 def build_server(config: ServerConfig) -> "MCPServer[Any]":
     """The MCP server with the three tools for ``config``. Imports the SDK (the
-    ``webmd-spider[mcp]`` extra); raises ImportError without it."""
+    ``mcp`` extra); raises ImportError without it."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import CallToolResult, TextContent, ToolAnnotations

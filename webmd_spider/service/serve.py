@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from webmd_spider.extras import install_hint
 from webmd_spider.service.binding import is_loopback
 
 logger = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ DEFAULT_STATE_DIR = ".webmd"
 #: the shortest token accepted: a short one is guessed
 MIN_TOKEN_CHARS = 16
 #: what to install when Starlette or uvicorn is missing
-EXTRA_HINT = "pip install 'webmd-spider[serve]'"
+EXTRA_HINT = install_hint("serve")
 
 
 class FlagError(Exception):

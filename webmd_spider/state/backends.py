@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from webmd_spider.extras import install_hint
 from webmd_spider.state.store import (
     MemoryStateStore,
     SqliteStateStore,
@@ -51,8 +52,7 @@ def _backend_class(backend: str) -> type[StateStore]:
             )
             if missing:
                 raise StateStoreError(
-                    f"the {name} backend needs the {package!r} package: "
-                    f"pip install webmd-spider[{extra}]"
+                    f"the {name} backend needs the {package!r} package: {install_hint(extra)}"
                 ) from exc
             raise StateStoreError(
                 f"cannot import state backend {backend!r}: {type(exc).__name__}: {exc}"

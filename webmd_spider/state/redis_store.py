@@ -5,7 +5,7 @@ and the server in the environment variable ``WEBMD_REDIS_URL``
 (``redis://[[user]:password@]host:port/db``, ``rediss://`` for TLS,
 ``unix:///path/redis.sock?db=0``); or call :meth:`RedisStateStore.connect` with a URL,
 as the distributed crawl does. Needs the ``redis`` package
-(``pip install webmd-spider[distributed]``).
+(the ``distributed`` extra).
 
 Key layout, all under ``webmd:state:{job}:`` (job names never contain ``:``):
 
