@@ -82,6 +82,59 @@ def test_bad_options_raise_before_a_process_starts() -> None:
     assert _children_running("scrapy crawl site") == []
 
 
+@pytest.mark.parametrize(
+    "start",
+    ["{base}/", "http://localhost:{port}/docs/", "localhost:{port}", "http://[::1]:{port}/",
+     "http://10.0.0.7/", "http://192.168.1.20:8080/", "http://[fd12:3456::1]/"],
+)  # fmt: skip
+def test_a_local_start_without_allow_local_is_refused_before_anything_starts(
+    site: SiteServer, start: str
+) -> None:
+    port = site.base_url.rsplit(":", 1)[1]
+    url = start.format(base=site.base_url, port=port)
+    with pytest.raises(OptionsError, match=r"pass allow_local=True") as raised:
+        crawl(url, max_pages=2)
+    assert "refused by the SSRF guard" in str(raised.value)
+    assert _children_running("scrapy crawl site") == []  # no child was started
+    assert site.requests == []  # not even robots.txt was asked for
+
+
+def test_an_allowlisted_local_start_is_crawled(site: SiteServer) -> None:
+    """WEBMD_SSRF_ALLOWLIST (what the test crawls use) or ssrf_allowlist lets a local
+    start through without allow_local, as the spider's guard does."""
+    allow = {"WEBMD_SSRF_ALLOWLIST": "127.0.0.0/8,localhost", "WEBMD_HOST_DELAY": "0"}
+    rows = list(crawl(f"{site.base_url}/", settings=allow, max_pages=2))
+    assert [r.row_type for r in rows].count("page") == 2
+    port = site.base_url.rsplit(":", 1)[1]
+    rows = list(crawl(f"{site.base_url}/", ssrf_allowlist=f"127.0.0.1:{port}", max_pages=1))
+    assert [r.row_type for r in rows].count("page") == 1
+
+
+def test_allow_local_false_given_keeps_the_guards_blocked_row(site: SiteServer) -> None:
+    """A service crawling for others says allow_local=False: its caller gets the
+    start's blocked row (the guard's answer), not an error about an argument it cannot
+    pass."""
+    rows = list(crawl(f"{site.base_url}/", allow_local=False, max_pages=2))
+    blocked = [r for r in rows if r.row_type == "diagnostic"]
+    assert blocked and all(r.error_type == "blocked" for r in blocked)
+    assert "SSRF guard" in (blocked[0].error or "")
+    assert site.requests == []
+
+
+def test_an_address_allow_local_cannot_open_is_left_to_the_guard() -> None:
+    """Link-local (cloud metadata) stays refused with allow_local: no advice to pass it;
+    and a public name is never resolved here."""
+    for url in ("http://169.254.169.254/", "http://example.com/"):
+        crawl(url, max_pages=1).close()  # no OptionsError; the child never started
+
+
+def test_the_local_allowlist_is_the_spiders() -> None:
+    from webmd_spider.api import LOCAL_ALLOWLIST
+    from webmd_spider.spiders.job_setup import LOCAL_ALLOWLIST as SPIDERS
+
+    assert LOCAL_ALLOWLIST == SPIDERS
+
+
 def test_a_start_the_child_refuses_is_an_options_error(tmp_path: Path) -> None:
     with pytest.raises(OptionsError, match="unsupported address type 'ftp:'"):
         list(crawl("ftp://x"))

@@ -42,10 +42,13 @@ from pathlib import Path
 from typing import Any
 
 from webmd_spider.crawl_process import CrawlChild, job_values, start_crawl
+from webmd_spider.documents import MARKDOWN
 from webmd_spider.items import COLUMNS, Row
 from webmd_spider.offload.page_work import HTML, extract_page
 from webmd_spider.options import JobOptions, OptionsError, build_options
+from webmd_spider.policy.netguard import AddressPolicy
 from webmd_spider.rows.page_rows import build_page_row
+from webmd_spider.urls import parse_start_inputs
 
 #: The options of a crawl: the spider's own option object (see the module docstring).
 CrawlOptions = JobOptions
@@ -96,7 +99,12 @@ def crawl(
     ``options`` is a :data:`CrawlOptions`; keyword arguments override its fields by
     name (``max_pages=20``, ``allow_local=True``...). ``settings`` are Scrapy settings
     for the child (``{"LOG_LEVEL": "DEBUG"}``). Raises OptionsError for an unusable
-    option before anything starts. Rows come in the order the feed has them: page and
+    option before anything starts, and for a loopback or private start URL (127.0.0.1,
+    ``localhost``, 10.x, 192.168.x, fc00::/7...) that the SSRF guard would refuse:
+    pass ``allow_local=True`` to crawl your own machine or network (or
+    ``ssrf_allowlist``). Passing ``allow_local=False`` explicitly keeps the guard's
+    answer instead: the start's ``blocked`` row (what a service crawling for others
+    wants). Rows come in the order the feed has them: page and
     diagnostic rows as pages finish, each website's site row after its pages. The
     options are checked at the call; the child starts at the first ``next()``.
 
@@ -107,8 +115,53 @@ def crawl(
     by type, rejected and not-fetched counts by reason...), ``{}`` when none was written.
     """
     values = crawl_values(start, options, overrides)  # raises here, at the call
+    if "allow_local" not in overrides:
+        refuse_local_starts(values, settings or {})
     pairs = [(str(k), _setting_value(v)) for k, v in (settings or {}).items()]
     return _rows(values, pairs, stop_event)
+
+
+#: What ``allow_local`` lets through the SSRF guard: the spider's
+#: ``job_setup.LOCAL_ALLOWLIST``, which this layer may not import (it is the spider's,
+#: and would load Scrapy here); a test keeps the two equal.
+LOCAL_ALLOWLIST = (
+    "localhost",
+    "127.0.0.0/8",
+    "::1/128",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "fc00::/7",
+)
+
+
+def refuse_local_starts(values: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
+    """Raise OptionsError, naming ``allow_local=True``, when a start URL of ``values``
+    (validated option values) is a loopback or private address that the crawl's SSRF
+    guard would refuse but ``allow_local`` would let through: a crawl that could only
+    write one ``blocked`` row. Nothing is resolved (no DNS): only a host that is an IP
+    address, or ``localhost`` / ``*.localhost``, can be local here. ``ssrf_allowlist``
+    (the option, or ``WEBMD_SSRF_ALLOWLIST`` in ``settings``) and ``allow_local`` set
+    anywhere (options, settings, a job file) are respected: they let the start
+    through, and nothing is raised."""
+    opts = build_options(settings, values)
+    if opts.allow_local:
+        return
+    try:
+        guard = AddressPolicy.from_allowlist(opts.ssrf_allowlist or None)
+    except ValueError:
+        return  # the child reports a bad allowlist, with the spider's message
+    local = AddressPolicy.from_allowlist(" ".join((opts.ssrf_allowlist, *LOCAL_ALLOWLIST)))
+    for start in parse_start_inputs(" ".join(opts.start)):
+        if start.kind == "invalid" or not start.url:
+            continue  # the child writes its invalid-input row
+        refusal = guard.refusal_for_url(start.url)
+        if refusal is not None and local.refusal_for_url(start.url) is None:
+            raise OptionsError(
+                f"{start.url} is refused by the SSRF guard: {refusal}. To crawl a site on "
+                "your own machine or network, pass allow_local=True (or let this one "
+                "host through with ssrf_allowlist='HOST:PORT')"
+            )
 
 
 def _rows(
@@ -146,6 +199,7 @@ def convert(
     /,
     *,
     encoding: str | None = None,
+    markdown: bool = False,
     **overrides: Any,
 ) -> Row:
     """Convert one HTML page (text, always read as HTML; or bytes whose charset is
@@ -153,6 +207,14 @@ def convert(
     to its page row; or to a
     diagnostic row: ``empty`` when it holds no text, ``unsupported`` for a document that
     cannot be read (encrypted, damaged, image-only PDF).
+
+    ``url`` is the page's address: links resolve against it, and it is the row's
+    ``url``. Without one (``""``) relative links stay in the Markdown as written, the
+    row's ``links`` lists only the absolute ones (a relative link has no URL to list)
+    and its ``url`` is None. With ``markdown=True`` the input is
+    Markdown (or plain text): it is passed through as the row's ``markdown``, its title
+    is its first heading and ``extraction_method`` is ``"markdown"``
+    (``documents.markdown_input``).
 
     The content options of ``options`` apply (``keep_links``, ``keep_images``,
     ``keep_captions``, ``keep_frames``, ``include_html``, ``max_chars``), and the chunk
@@ -166,9 +228,12 @@ def convert(
     body = html.encode("utf-8") if isinstance(html, str) else html
     if isinstance(html, str):
         encoding = "utf-8"
+    elif markdown and encoding:
+        # the Markdown reader takes UTF-8: re-encode bytes of another declared charset
+        body = html.decode(encoding, "replace").encode("utf-8")
     size, overlap = opts.chunk_budget
     # text is HTML; bytes may be a PDF or DOCX document (recognised by their first bytes)
-    kind = HTML if isinstance(html, str) else None
+    kind = MARKDOWN if markdown else HTML if isinstance(html, str) else None
     work = extract_page(body, url, encoding, opts.extract_options, size, overlap, kind)
     context = {"url": url or None, "final_url": url or None}
     row = build_page_row(work.document, work.columns, **context)

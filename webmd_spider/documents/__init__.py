@@ -1,4 +1,5 @@
-"""PDF and DOCX documents to Markdown, text and metadata, as pages.
+"""PDF and DOCX documents (and Markdown given to ``webmd convert``) to Markdown, text
+and metadata, as pages.
 
 Pure package: no Scrapy or Twisted (checked by import-linter). The crawl
 (``offload.page_work``), ``webmd convert`` and ``api.convert`` all call
@@ -9,6 +10,9 @@ Pure package: no Scrapy or Twisted (checked by import-linter). The crawl
   ``<!-- page N -->`` marker line before each page's content (the convention is in
   ``documents/pdf.py``'s docstring and the README).
 * ``docx``: mammoth to HTML, then ``extract()`` on the whole body.
+* ``markdown_input``: Markdown or plain text passed through as the page's Markdown,
+  its other columns read from it rendered (``webmd convert README.md``; never chosen by
+  the crawl, which converts HTML and the two document kinds).
 * A file that cannot be converted gives :attr:`Converted.unsupported`, the reason: the
   crawl writes it as an ``unsupported`` diagnostic row.
 """
@@ -18,10 +22,12 @@ from __future__ import annotations
 from webmd_spider.documents.detect import (
     DOCUMENT_KINDS,
     DOCX,
+    MARKDOWN,
     MIME_TYPES,
     PDF,
     declared_kind,
     document_kind,
+    is_markdown,
     sniff,
 )
 from webmd_spider.documents.result import Converted
@@ -31,10 +37,11 @@ from webmd_spider.extract import ExtractOptions
 def convert_document(
     body: bytes, url: str, kind: str, options: ExtractOptions | None = None
 ) -> Converted:
-    """Convert a document of ``kind`` (``"pdf"`` or ``"docx"``) found at ``url``, with
-    the content options of ``options``. Never raises for any input: a file that is not
-    what ``kind`` says, or cannot be read, is ``unsupported`` with the reason."""
-    # imported here: pypdf and mammoth load only when a document comes
+    """Convert a document of ``kind`` (``"pdf"``, ``"docx"`` or ``"markdown"``) found at
+    ``url``, with the content options of ``options``. Never raises for any input: a
+    file that is not what ``kind`` says, or cannot be read, is ``unsupported`` with the
+    reason. Raises ValueError for any other ``kind``."""
+    # imported here: pypdf, mammoth and markdown-it load only when a document comes
     if kind == PDF:
         from webmd_spider.documents.pdf import convert_pdf
 
@@ -43,17 +50,24 @@ def convert_document(
         from webmd_spider.documents.docx import convert_docx
 
         return convert_docx(body, url, options)
-    raise ValueError(f"unknown document kind {kind!r}; expected one of {DOCUMENT_KINDS}")
+    if kind == MARKDOWN:
+        from webmd_spider.documents.markdown_input import convert_markdown
+
+        return convert_markdown(body, url, options)
+    kinds = (*DOCUMENT_KINDS, MARKDOWN)
+    raise ValueError(f"unknown document kind {kind!r}; expected one of {kinds}")
 
 
 __all__ = [
     "DOCUMENT_KINDS",
     "DOCX",
+    "MARKDOWN",
     "MIME_TYPES",
     "PDF",
     "Converted",
     "convert_document",
     "declared_kind",
     "document_kind",
+    "is_markdown",
     "sniff",
 ]

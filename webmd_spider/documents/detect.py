@@ -1,5 +1,6 @@
 """Which responses are documents: PDF and DOCX, by their magic bytes or their
-``Content-Type`` (links are judged by their extension in ``urls.follow_rejection``).
+``Content-Type`` (links are judged by their extension in ``urls.follow_rejection``);
+and which input of ``webmd convert`` is Markdown rather than HTML (:func:`is_markdown`).
 
 Pure module: standard library only. Every check here is cheap (a prefix compare; for a
 ZIP body, a read of its central directory), because :func:`sniff` runs on every page
@@ -9,12 +10,38 @@ the crawl extracts: an HTML page costs it two ``bytes.startswith`` calls.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
+from pathlib import PurePath
 
 PDF = "pdf"
 DOCX = "docx"
 #: The document kinds, also the ``extraction_method`` of their page rows.
 DOCUMENT_KINDS = (PDF, DOCX)
+
+#: The kind, and the ``extraction_method`` of its page rows.
+MARKDOWN = "markdown"
+#: File name endings that say Markdown whatever the content holds.
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn"})
+
+#: A tag of an HTML document, or of an element of one. Only element names HTML defines
+#: count, so that ``List<String>`` or ``Vec<T>`` in prose about generics, ``<https://x>``
+#: (a Markdown autolink) or ``<me@example.org>`` leave a text Markdown; a doctype, a
+#: comment or a processing instruction make it HTML.
+_HTML_TAG = re.compile(
+    r"<(?:!doctype\b|!--|\?xml\b|/?(?:a|abbr|address|article|aside|audio|b|base|bdi|bdo|"
+    r"blockquote|body|br|button|canvas|caption|center|cite|code|col|colgroup|dd|del|"
+    r"details|dfn|dialog|div|dl|dt|em|embed|fieldset|figcaption|figure|font|footer|form|"
+    r"frame|frameset|h[1-6]|head|header|hr|html|i|iframe|img|input|ins|kbd|label|legend|"
+    r"li|link|main|mark|menu|meta|meter|nav|noscript|object|ol|optgroup|option|output|p|"
+    r"param|picture|pre|progress|q|s|samp|script|section|select|small|source|span|strong|"
+    r"style|sub|summary|sup|svg|table|tbody|td|template|textarea|tfoot|th|thead|time|"
+    r"title|tr|track|tt|u|ul|var|video|wbr)(?=[\s/>]))",
+    re.IGNORECASE,
+)
+#: How many bytes are looked at to tell Markdown from HTML: a page's first tags are
+#: near its start, and a long file need not be scanned to the end.
+_SNIFF_BYTES = 1 << 20
 
 #: The media type each kind is served as.
 MIME_TYPES: dict[str, str] = {
@@ -74,3 +101,25 @@ def document_kind(content_type: str | None, body: bytes) -> str | None:
     the ``Content-Type`` declares (a body that then turns out not to be one is an
     ``unsupported`` row that says so, never text read from the wrong format)."""
     return sniff(body) or declared_kind(content_type)
+
+
+def is_markdown(body: bytes, name: str | None = None) -> bool:
+    """Whether ``body`` is to be converted as Markdown rather than HTML: ``name`` (a
+    file name, None for stdin) ends in ``.md``, ``.markdown``... ; or ``body`` is UTF-8
+    text with some non-blank character and no HTML tag (see ``_HTML_TAG``: plain text
+    counts as Markdown, because Markdown is what plain text already is). Binary,
+    non-UTF-8 and empty input is not Markdown (HTML conversion reports on it). Never
+    raises."""
+    if name is not None and PurePath(name).suffix.lower() in MARKDOWN_SUFFIXES:
+        return True
+    head = body[:_SNIFF_BYTES]
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        # the prefix may end inside a character (up to 4 bytes): that is still UTF-8
+        if exc.start < len(head) - 3:
+            return False
+        text = head[: exc.start].decode("utf-8-sig")
+    if not text.strip() or "\x00" in text:
+        return False
+    return _HTML_TAG.search(text) is None
