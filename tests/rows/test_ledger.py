@@ -314,24 +314,54 @@ def test_skip_counts_and_lists() -> None:
     assert ledger.not_fetched[1]["website"] == ""
 
 
-def test_lists_stop_at_max_listed_but_counts_keep_counting() -> None:
+def test_lists_stop_at_max_listed_per_reason_but_counts_keep_counting() -> None:
     ledger = RunLedger()
     extra = 25
     for i in range(MAX_LISTED + extra):
-        ledger.reject(f"https://example.com/r{i}", "duplicate", "example.com")
+        ledger.reject(f"https://example.com/r{i}", "duplicate:content of x", "example.com")
         ledger.skip(f"https://example.com/s{i}", "page_budget", "example.com")
         ledger.warn(f"warning {i}")
-    assert len(ledger.rejected) == MAX_LISTED
-    assert len(ledger.not_fetched) == MAX_LISTED
+    # a flood of one reason does not hide another: these are listed after it
+    ledger.reject("https://example.com/robots", "robots", "example.com")
+    ledger.skip("https://example.com/late", "time_budget", "example.com")
+    assert len(ledger.rejected) == MAX_LISTED + 1
+    assert len(ledger.not_fetched) == MAX_LISTED + 1
     assert len(ledger.warnings) == MAX_LISTED
     assert ledger.rejected_counts["duplicate"] == MAX_LISTED + extra
     assert ledger.not_fetched_counts["page_budget"] == MAX_LISTED + extra
     # The first ones are kept, the late ones only counted.
-    assert ledger.rejected[-1]["url"] == f"https://example.com/r{MAX_LISTED - 1}"
+    assert ledger.rejected[MAX_LISTED - 1]["url"] == f"https://example.com/r{MAX_LISTED - 1}"
+    assert ledger.rejected[-1]["url"] == "https://example.com/robots"
+    assert ledger.not_fetched[-1]["url"] == "https://example.com/late"
     assert ledger.warnings[0] == "warning 0"
     summary = ledger.summary()
-    assert summary["rejected_counts"] == {"duplicate": MAX_LISTED + extra}
-    assert len(summary["rejected"]) == MAX_LISTED
+    assert summary["rejected_counts"] == {"duplicate": MAX_LISTED + extra, "robots": 1}
+    assert summary["rejected_unlisted"] == {"duplicate": extra}
+    assert summary["not_fetched_unlisted"] == {"page_budget": extra}
+    assert len(summary["rejected"]) == MAX_LISTED + 1
+
+
+def test_every_counted_url_is_listed_or_counted_as_unlisted() -> None:
+    ledger = RunLedger()
+    ledger.reject_all([f"https://example.com/n{i}" for i in range(54)], "nofollow", "example.com")
+    # a count with no URL to name (a sitemap file's unread entries)
+    ledger.not_fetched_counts["max_sitemap_urls"] += 7
+    ledger.skip("https://example.com/a", "max_sitemap_urls")
+    summary = ledger.summary()
+    listed = [e for e in summary["rejected"] if e["reason"] == "nofollow"]
+    assert len(listed) == summary["rejected_counts"]["nofollow"] == 54
+    assert summary["rejected_unlisted"] == {}
+    assert summary["not_fetched_unlisted"] == {"max_sitemap_urls": 7}
+
+
+def test_unskip_frees_its_listed_place() -> None:
+    ledger = RunLedger()
+    for i in range(MAX_LISTED):
+        ledger.skip(f"https://example.com/s{i}", "page_budget")
+    ledger.unskip("https://example.com/s3", "page_budget")
+    ledger.skip("https://example.com/late", "page_budget")
+    assert ledger.not_fetched[-1]["url"] == "https://example.com/late"
+    assert ledger.summary()["not_fetched_unlisted"] == {}
 
 
 # --------------------------------------------------------------------------- #
@@ -362,8 +392,10 @@ def test_summary_is_json_serialisable_and_complete() -> None:
         "websites",
         "rejected_counts",
         "rejected",
+        "rejected_unlisted",
         "not_fetched_counts",
         "not_fetched",
+        "not_fetched_unlisted",
         "warnings",
     }
     assert summary["stop_reason"] == "finished"

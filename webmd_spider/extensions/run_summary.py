@@ -23,6 +23,13 @@ from webmd_spider.run_context import run_context
 logger = logging.getLogger(__name__)
 
 
+def _counted(counts: dict[str, int], unlisted: dict[str, int]) -> str:
+    """``nofollow 54, robots 2``, then what the summary file does not list by URL
+    (``; not listed: nofollow 4``): the log must not suggest the list is complete."""
+    text = format_counts(counts)
+    return f"{text}; not listed: {format_counts(unlisted)}" if unlisted else text
+
+
 class RunSummary:
     """Write the run summary when the spider closes."""
 
@@ -66,8 +73,8 @@ class RunSummary:
             rows.get("site", 0),
             rows.get("diagnostic", 0),
             format_counts(summary["errors"]),
-            format_counts(summary["rejected_counts"]),
-            format_counts(summary["not_fetched_counts"]),
+            _counted(summary["rejected_counts"], summary["rejected_unlisted"]),
+            _counted(summary["not_fetched_counts"], summary["not_fetched_unlisted"]),
             len(summary["warnings"]),
             self.path or "not written",
         )

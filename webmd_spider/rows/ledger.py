@@ -4,13 +4,17 @@ Pure module (standard library and the row schema only). The spider owns one ledg
 run; middlewares and extensions read it through the run context
 (``run_context.RunContext.ledger``). It is the source of the
 site rows and of the run summary, so nothing a run discovers can vanish: every URL ends
-as a row or as a counted (and, up to :data:`MAX_LISTED`, listed) rejection.
+as a row or as a counted rejection, listed by URL up to :data:`MAX_LISTED` per reason.
+The summary's ``rejected_unlisted`` and ``not_fetched_unlisted`` say, per reason, how
+many counted URLs are not listed: those past the limit, and those counted without a URL
+to name (the entries of a sitemap file left unread).
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +22,11 @@ from webmd_spider.extract.repeated import RepeatedParagraphs
 from webmd_spider.items import Row, site_row
 from webmd_spider.rows.removed_totals import RemovedTotals
 
-#: How many rejected / unfetched URLs the summary lists by name (all are counted).
+#: How many rejected URLs, and how many unfetched ones, the summary lists by name for
+#: each reason (the part of the reason before any ``:``); all are counted, and the
+#: ones past the limit are only counted. Per reason, so that a flood of one kind (a
+#: sitemap's budget overflow) cannot hide another (robots, nofollow). Also the bound
+#: of the warnings list.
 MAX_LISTED = 1000
 
 
@@ -122,6 +130,9 @@ class RunLedger:
     rejected: list[dict[str, str]] = field(default_factory=list)
     not_fetched_counts: Counter[str] = field(default_factory=Counter)
     not_fetched: list[dict[str, str]] = field(default_factory=list)
+    #: entries of `rejected` and `not_fetched` per reason key (bounded by MAX_LISTED)
+    rejected_listed: Counter[str] = field(default_factory=Counter)
+    not_fetched_listed: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     #: extra top-level entries of the summary (a distributed crawl's "scope", "crawl")
     extra: dict[str, Any] = field(default_factory=dict)
@@ -132,16 +143,26 @@ class RunLedger:
         return self.sites.setdefault(site.website, site)
 
     def reject(self, url: str, reason: str, website: str | None = None) -> None:
-        """A URL that was discovered but refused (robots, pattern, scope, duplicate…)."""
+        """A URL that was discovered but refused (robots, pattern, scope, duplicate…):
+        counted under ``reason``'s key (before any ``:``), and listed with the whole
+        reason while that key has fewer than :data:`MAX_LISTED` entries."""
         key = reason.split(":", 1)[0]
         self.rejected_counts[key] += 1
-        if len(self.rejected) < MAX_LISTED:
+        if self.rejected_listed[key] < MAX_LISTED:
+            self.rejected_listed[key] += 1
             self.rejected.append({"url": url, "reason": reason, "website": website or ""})
 
+    def reject_all(self, urls: Iterable[str], reason: str, website: str | None = None) -> None:
+        """:meth:`reject` each of ``urls`` (a page's ``rel="nofollow"`` links)."""
+        for url in urls:
+            self.reject(url, reason, website)
+
     def skip(self, url: str, reason: str, website: str | None = None) -> None:
-        """A URL that was accepted but not fetched (budget reached, run stopped…)."""
+        """A URL that was accepted but not fetched (budget reached, run stopped…):
+        counted, and listed while ``reason`` has fewer than :data:`MAX_LISTED`."""
         self.not_fetched_counts[reason] += 1
-        if len(self.not_fetched) < MAX_LISTED:
+        if self.not_fetched_listed[reason] < MAX_LISTED:
+            self.not_fetched_listed[reason] += 1
             self.not_fetched.append({"url": url, "reason": reason, "website": website or ""})
 
     def unskip(self, url: str, reason: str) -> None:
@@ -160,6 +181,7 @@ class RunLedger:
         for index in range(len(listed) - 1, -1, -1):
             if listed[index]["url"] == url and listed[index]["reason"] == reason:
                 del listed[index]
+                self.not_fetched_listed[reason] -= 1
                 return
 
     def warn(self, message: str) -> None:
@@ -216,11 +238,19 @@ class RunLedger:
             },
             "rejected_counts": dict(self.rejected_counts),
             "rejected": self.rejected,
+            "rejected_unlisted": _unlisted(self.rejected_counts, self.rejected_listed),
             "not_fetched_counts": dict(self.not_fetched_counts),
             "not_fetched": self.not_fetched,
+            "not_fetched_unlisted": _unlisted(self.not_fetched_counts, self.not_fetched_listed),
             "warnings": self.warnings,
             **self.extra,
         }
+
+
+def _unlisted(counts: Counter[str], listed: Counter[str]) -> dict[str, int]:
+    """Per reason, how many counted URLs the list does not name (only reasons with
+    some): past :data:`MAX_LISTED`, or counted with no URL to list."""
+    return {key: n - listed[key] for key, n in counts.items() if n > listed[key]}
 
 
 def format_counts(counts: dict[str, int]) -> str:
