@@ -18,13 +18,17 @@ from __future__ import annotations
 import logging
 import sys
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from twisted.internet.task import LoopingCall
 
 from webmd_spider.run_context import run_context
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress as Bar
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +57,13 @@ class Progress:
         """The page rows this run is heading for: the budget, or fewer when the queue
         holds less than the budget leaves."""
         return max(self.pages, min(self.budget, self.pages + self.queued))
+
+    @property
+    def eta_secs(self) -> float | None:
+        """Seconds left at the rate so far; None before the first page (no rate)."""
+        if not self.pages:
+            return None
+        return max(0, self.total - self.pages) / self.rate
 
     def line(self) -> str:
         """The plain progress line."""
@@ -125,31 +136,13 @@ class ProgressLog:
 
     def _start_bar(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
-        from rich.progress import Progress as Bar
 
-        self._bar = Bar(
-            TextColumn("[bold]crawling"),
-            BarColumn(bar_width=24),
-            TextColumn("{task.fields[count]}"),
-            TextColumn("{task.fields[detail]}"),
-            TimeRemainingColumn(),
-            console=Console(stderr=True, force_terminal=True),
-            auto_refresh=False,  # redrawn from the reactor: no drawing thread
-            transient=False,
-        )
+        self._bar = progress_bar(Console(stderr=True, force_terminal=True))
         self._bar.start()
-        self._bar_task = self._bar.add_task("crawl", total=None, count="", detail="starting")
+        self._bar_task = self._bar.add_task("crawl", **bar_fields(None))
 
     def _draw_bar(self) -> None:
-        now = self.progress()
-        # short enough for an 80-column terminal, ETA (rich's) last
-        detail = f"{now.queued} queued · {now.failed} failed · {now.rate:.1f}/s · ETA"
-        total = now.total if now.queued or now.pages else None
-        count = f"{now.pages}/{total} pages (budget {now.budget})" if total else "0 pages"
-        self._bar.update(
-            self._bar_task, completed=now.pages, total=total, count=count, detail=detail
-        )
+        self._bar.update(self._bar_task, **bar_fields(self.progress()))
         self._bar.refresh()
 
     def spider_closed(self, spider: Spider) -> None:
@@ -159,3 +152,65 @@ class ProgressLog:
             self._draw_bar()
             self._bar.stop()
             self._bar = None
+
+
+def eta_text(seconds: float | None) -> str:
+    """``ETA h:mm:ss`` (rich's own format), or ``ETA -:--:--`` while unknown."""
+    if seconds is None:
+        return "ETA -:--:--"
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"ETA {hours}:{minutes:02d}:{secs:02d}"
+
+
+def bar_fields(now: Progress | None) -> dict[str, Any]:
+    """The bar task's values for the figures ``now`` (None: nothing fetched yet):
+    ``completed`` and ``total`` for the bar, and the ``count``, ``detail`` and ``eta``
+    texts of :func:`progress_bar`'s columns."""
+    if now is None:
+        return {
+            "completed": 0,
+            "total": None,
+            "count": "0 pages",
+            "detail": "starting",
+            "eta": eta_text(None),
+        }
+    total = now.total if now.queued or now.pages else None
+    return {
+        "completed": now.pages,
+        "total": total,
+        "count": f"{now.pages}/{total} pages" if total else "0 pages",
+        "detail": f"{now.queued} queued · {now.failed} failed · {now.rate:.1f}/s · "
+        f"budget {now.budget}",
+        "eta": eta_text(now.eta_secs),
+    }
+
+
+def progress_bar(console: Console) -> Bar:
+    """The live bar, drawn on ``console``: ``crawling``, the bar, the page count, the
+    details and the ETA, on one line that fits the terminal. The details column alone
+    takes what width is left and is cut with an ellipsis (it comes last in
+    importance), so the count and the ETA stay whole down to about 60 columns (an
+    80-column terminal cut the ETA to ``0:00:…``: issue 31). The ETA is our own
+    (pages left at the rate so far, as the plain line says), not rich's estimate."""
+    from rich.progress import BarColumn, TextColumn
+    from rich.progress import Progress as Bar
+    from rich.table import Column
+
+    whole = Column(no_wrap=True)
+    return Bar(
+        TextColumn("[bold]crawling", table_column=Column(no_wrap=True)),
+        BarColumn(bar_width=16),
+        TextColumn("{task.fields[count]}", table_column=whole),
+        TextColumn(
+            "{task.fields[detail]}",
+            table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis"),
+        ),
+        TextColumn("{task.fields[eta]}", table_column=Column(no_wrap=True)),
+        console=console,
+        # the table takes the whole width: only then does rich give the ratio column
+        # the rest and cut it, instead of squeezing every column
+        expand=True,
+        auto_refresh=False,  # redrawn from the reactor: no drawing thread
+        transient=False,
+    )
