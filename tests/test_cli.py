@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from webmd_spider.demo.server import SiteServer
+from webmd_spider.demo.server import SiteServer, demo_site_path
 
 from .crawling import REPO, by_type, read_rows, scrapy_crawl
 
@@ -179,3 +179,42 @@ def test_the_services_are_webmd_subcommands(command: str) -> None:
     assert done.stdout.startswith(f"usage: webmd {command}")
     bad = subprocess.run([webmd, command, "--bogus"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "--bogus" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_webmd_demo_takes_a_url_and_webmd_crawls_flags(tmp_path: Path) -> None:
+    """``make run URL=...`` says to add --allow-local: ``webmd demo URL --allow-local``
+    is ``webmd crawl URL --allow-local`` (issue 31 item 6), against a local server."""
+    out = tmp_path / "local.jsonl"
+    with SiteServer(demo_site_path()) as server:
+        command = [sys.executable, "-m", "webmd_spider.cli", "demo", f"{server.base_url}/"]
+        flags = ["--allow-local", "--max-pages", "3", "-q", "--out", str(out)]
+        done = subprocess.run(
+            [*command, *flags, "-a", "host_delay=0", "-s", "WEBMD_ROBOTS_RETRY_SECS=0.5"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )  # fmt: skip
+        asked = len(server.requests)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "unrecognized arguments" not in done.stderr
+    assert "--allow-local lets loopback and private addresses" in done.stderr
+    pages = by_type(read_rows(out), "page")
+    assert len(pages) == 3 and all(p["url"].startswith(server.base_url) for p in pages)
+    assert asked >= 3  # robots.txt, the sitemap and the pages were fetched
+
+
+def test_webmd_demo_rejects_an_unknown_flag_in_one_line() -> None:
+    command = [sys.executable, "-m", "webmd_spider.cli", "demo", "http://x.example/", "--bogus"]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=60, check=False,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "webmd demo: unrecognized arguments: --bogus" in done.stderr
+
+
+def test_webmd_help_is_plain_text() -> None:
+    webmd = Path(sys.executable).with_name("webmd")
+    done = subprocess.run([webmd, "--help"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("usage: webmd")
+    assert "``" not in done.stdout  # no reStructuredText markup (issue 31 item 7)
+    assert "webmd crawl URL crawls a site" in " ".join(done.stdout.split())

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from webmd_spider.items import COLUMNS
 
@@ -40,9 +41,12 @@ PAGE = f"""<!DOCTYPE html>
 def convert(
     *args: str, stdin: bytes | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[bytes]:
+    """``webmd convert ARGS`` with ``stdin`` piped in (none: an empty stdin, never the
+    test runner's own, which may be a terminal or a pipe that stays open)."""
     command = [sys.executable, "-m", "webmd_spider.cli", "convert", *args]
+    feed: dict[str, Any] = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
-        command, input=stdin, capture_output=True, timeout=120, check=False, cwd=cwd,
+        command, capture_output=True, timeout=120, check=False, cwd=cwd, **feed,
         env=dict(os.environ, PYTHONPATH=str(REPO)),
     )  # fmt: skip
 
@@ -77,12 +81,65 @@ def test_no_links_and_no_images_keep_the_text(tmp_path: Path) -> None:
     assert "](" not in md and "![" not in md
 
 
-def test_stdin_and_default_url() -> None:
+def test_stdin_and_no_url_keeps_relative_links_as_written() -> None:
     done = convert("-", stdin=PAGE.encode("utf-8"))
     assert done.returncode == 0, done.stderr.decode()
     md = done.stdout.decode("utf-8")
     assert "## Levees" in md
-    assert "(http://localhost/levees.html)" in md
+    # issue 31 item 5: no made-up http://localhost/ base
+    assert "[the levee map](levees.html)" in md and "localhost" not in md
+
+
+def test_a_piped_page_is_read_without_a_dash(tmp_path: Path) -> None:
+    """``cat page.html | webmd convert``: stdin is a file here, not a terminal."""
+    page = tmp_path / "docs" / "library" / "pickle.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(PAGE.replace("levees.html", "marshal.html#module-marshal"), "utf-8")
+    command = [sys.executable, "-m", "webmd_spider.cli", "convert"]
+    with page.open("rb") as piped:
+        done = subprocess.run(
+            command, stdin=piped, capture_output=True, timeout=120, check=False,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    md = done.stdout.decode("utf-8")
+    assert md.startswith("# Valley notes") and "## Levees" in md
+    assert "[the levee map](marshal.html#module-marshal)" in md
+    with page.open("rb") as piped:
+        row = subprocess.run(
+            [*command, "--format", "json"], stdin=piped, capture_output=True, timeout=120,
+            check=False, env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )  # fmt: skip
+    doc = json.loads(row.stdout)
+    assert doc["row_type"] == "page" and doc["url"] is None
+    assert "[the levee map](marshal.html#module-marshal)" in doc["markdown"]
+    # a relative link has no URL: `links` lists absolute links only
+    assert all(link["url"].startswith(("http://", "https://")) for link in doc["links"])
+
+
+def test_url_gives_the_base_links_resolve_against(tmp_path: Path) -> None:
+    base = "https://docs.example.org/3/library/pickle.html"
+    done = convert(str(page_file(tmp_path)), "--url", base, "--format", "json")
+    doc = json.loads(done.stdout)
+    assert "[the levee map](https://docs.example.org/3/library/levees.html)" in doc["markdown"]
+    assert doc["url"] == base
+    assert "https://docs.example.org/3/library/levees.html" in [x["url"] for x in doc["links"]]
+
+
+def test_a_terminal_on_stdin_is_not_read() -> None:
+    """No FILE and stdin a terminal: a usage message at once, not a wait for typing."""
+    primary, secondary = os.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "webmd_spider.cli", "convert"], stdin=secondary,
+            capture_output=True, timeout=120, check=False,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )  # fmt: skip
+    finally:
+        os.close(secondary)
+        os.close(primary)
+    assert done.returncode == 2 and done.stdout == b""
+    assert b"give an HTML, Markdown, PDF or DOCX FILE, or pipe a page to stdin" in done.stderr
 
 
 def test_format_text_has_no_markdown_syntax(tmp_path: Path) -> None:
@@ -162,8 +219,8 @@ def test_missing_file_exits_non_zero_with_a_clear_message(tmp_path: Path) -> Non
 
 
 def test_usage_errors(tmp_path: Path) -> None:
-    nothing = convert()
-    assert nothing.returncode == 2 and b"give an HTML FILE" in nothing.stderr
+    nothing = convert()  # no FILE, and nothing piped
+    assert nothing.returncode == 2 and b"nothing on stdin" in nothing.stderr
     bad_format = convert(str(page_file(tmp_path)), "--format", "pdf")
     assert bad_format.returncode == 2 and b"invalid choice" in bad_format.stderr
     jsonl_with_file = convert("--jsonl", str(page_file(tmp_path)))
@@ -191,3 +248,61 @@ def test_bad_input_gets_one_clear_line_and_a_non_zero_exit(tmp_path: Path) -> No
     assert b"argument --max-chars: must be a whole number >= 0, got 'abc'" in chars.stderr
     for done in (encoding, chars):
         assert b"Traceback" not in done.stderr
+
+
+README = """---
+title: Front matter title
+---
+# Valley handbook
+
+Read [the levee map](maps/levees.md) and the [glossary][terms] first.
+
+## Levees
+
+* North levee, built first
+* South levee, *built later*
+
+| Levee | Year |
+| --- | --- |
+| North | 1891 |
+
+```python
+print("# not a heading")
+```
+
+[terms]: ../glossary.md
+"""
+
+
+def test_a_markdown_file_is_passed_through_with_its_first_heading_as_title(
+    tmp_path: Path,
+) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(README, encoding="utf-8")
+    done = convert(str(readme))
+    assert done.returncode == 0, done.stderr.decode()
+    md = done.stdout.decode("utf-8")
+    # the Markdown itself, not one escaped paragraph (issue 31 item 5)
+    assert md == README.split("---\n", 2)[2]
+    text = convert(str(readme), "--format", "text").stdout.decode("utf-8")
+    assert text.startswith("Valley handbook") and "North levee, built first" in text
+    assert "## " not in text and "](" not in text and "```" not in text
+    row = json.loads(convert(str(readme), "--format", "json").stdout)
+    assert list(row) == list(COLUMNS) and row["row_type"] == "page"
+    assert row["extraction_method"] == "markdown"
+    assert row["title"] == "Valley handbook"  # the first heading, not the front matter
+    assert row["markdown"] == md.rstrip("\n")
+    assert {"level": 2, "text": "Levees"} in row["headings"]
+    assert row["tables"] and row["tables"][0]["rows"] == [["North", "1891"]]
+    assert row["word_count"] > 20 and row["content_hash"].startswith("sha256:")
+
+
+def test_markdown_from_a_pipe_is_known_by_having_no_html_tags() -> None:
+    piped = convert(stdin=b"# Notes\n\nPlain text, with List<String> and <me@example.org>.\n")
+    assert piped.returncode == 0, piped.stderr.decode()
+    assert piped.stdout == b"# Notes\n\nPlain text, with List<String> and <me@example.org>.\n"
+    row = json.loads(convert("--format", "json", stdin=b"# Notes\n\nJust text.\n").stdout)
+    assert row["extraction_method"] == "markdown" and row["title"] == "Notes"
+    # a page with tags is HTML, piped or not
+    html = convert(stdin=PAGE.encode("utf-8"))
+    assert "About us" not in html.stdout.decode() and "## Levees" in html.stdout.decode()

@@ -5,11 +5,15 @@ server).
 ``crawl`` is the front door (``webmd_spider.crawl_command``: flags, progress, summary).
 ``demo`` with no URL serves the bundled demo site on 127.0.0.1 and crawls it through
 the same door, so the project can be tried offline; with a URL it crawls that site.
+Either way it takes every flag of ``webmd crawl`` (``webmd demo URL --allow-local``).
 
-``convert`` runs the extractor on HTML without crawling: one file (or ``-`` for stdin)
-to Markdown, text or, with ``--format json``, the page row (the crawl's row schema,
-``webmd_spider.api.convert``); a PDF or DOCX file (known by its bytes) is converted as
-the crawl converts one (``webmd_spider.documents``); or, with ``--jsonl``, a stream of
+``convert`` runs the extractor on HTML without crawling: one file (or stdin: ``-``, or
+no FILE when a page is piped in) to Markdown, text or, with ``--format json``, the page
+row (the crawl's row schema, ``webmd_spider.api.convert``). Without ``--url`` there is
+no base: relative links stay as written. A PDF or DOCX file (known by its bytes) is
+converted as the crawl converts one (``webmd_spider.documents``); Markdown (a ``.md``
+file, or text without HTML tags) is passed through with its title read from its first
+heading (``extraction_method: "markdown"``); or, with ``--jsonl``, a stream of
 ``{"id", "url", "html"}`` lines on stdin to ``{"id", "text", "markdown", "cpu_ms"}``
 lines on stdout (the ``--cmd`` contract of the extraction quality harness).
 
@@ -36,21 +40,35 @@ if TYPE_CHECKING:
     from webmd_spider.extract import ExtractOptions
 
 
-def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
-    """Crawl the bundled demo site (or ``args.url``) through the ``webmd crawl`` front
-    door: the same progress, summary and files."""
+def cmd_demo(argv: list[str]) -> int:
+    """``webmd demo [URL...] [OPTIONS]``: with a URL, exactly ``webmd crawl URL...
+    OPTIONS`` (every flag of webmd crawl works: ``--allow-local``, ``--max-pages``,
+    ``-a``, ``-s``); without one, serve the bundled demo site on 127.0.0.1 and crawl it
+    through the same door (the same progress, summary and files) with OPTIONS.
+    ``argv`` is the words after ``demo``; a ``--`` among them is dropped (``-s`` and
+    ``-a`` are flags of webmd crawl). Returns the exit code."""
     from webmd_spider import crawl_command
 
-    out = ["--out", str(args.out)] if args.out else []
-    if args.url:
-        return crawl_command.run([args.url, *out, *extra])
+    words = [a for a in argv if a != "--"]
+    parser = crawl_command.build_parser(prog="webmd demo")
+    parser.description = DEMO_HELP
+    # parsed here for --help, bad flags and whether a URL is given; run() parses again
+    if parser.parse_args(words).urls:
+        return crawl_command.run(words)
     with SiteServer(demo_site_path()) as server:
         print(f"Serving the demo site at {server.base_url}/", flush=True)
         # Our own local server: no politeness delay, and only its port is let through
         # the SSRF guard (narrower than --allow-local).
         port = server.base_url.rsplit(":", 1)[1]
         own = [("WEBMD_HOST_DELAY", "0"), ("WEBMD_SSRF_ALLOWLIST", f"127.0.0.1:{port}")]
-        return crawl_command.run([server.base_url + "/", *out, *extra], extra_settings=own)
+        return crawl_command.run([server.base_url + "/", *words], extra_settings=own)
+
+
+DEMO_HELP = (
+    "Serve the bundled demo site on 127.0.0.1 and crawl it, or crawl URL when given: the "
+    "options are webmd crawl's (--out, --max-pages, --allow-local for a site on your "
+    "own machine or network, -a NAME=VALUE, -s NAME=VALUE...)."
+)
 
 
 def _options(args: argparse.Namespace) -> ExtractOptions:
@@ -130,58 +148,87 @@ def _convert_jsonl(lines: Iterable[bytes], out: IO[bytes], options: ExtractOptio
     return 0
 
 
+def _read_input(args: argparse.Namespace) -> bytes | None:
+    """The bytes ``webmd convert`` works on: FILE, or standard input when FILE is ``-``
+    or when none is given and stdin is not a terminal (``cat page.html | webmd
+    convert``). None, with the reason on stderr, when there is nothing to read: no FILE
+    and stdin a terminal (or closed), no FILE and nothing piped, or FILE unreadable."""
+    if args.source not in (None, "-"):
+        try:
+            return Path(args.source).read_bytes()
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            print(f"webmd convert: cannot read {args.source}: {reason}", file=sys.stderr)
+            return None
+    stdin = sys.stdin
+    if args.source is None and (stdin is None or stdin.closed or stdin.isatty()):
+        # a terminal: waiting for typed HTML would look like a hang
+        print(
+            "webmd convert: give an HTML, Markdown, PDF or DOCX FILE, or pipe a page to "
+            "stdin (or use --jsonl)",
+            file=sys.stderr,
+        )
+        return None
+    body = stdin.buffer.read()
+    if args.source is None and not body.strip():
+        print("webmd convert: nothing on stdin: give a FILE, or pipe a page", file=sys.stderr)
+        return None
+    return body
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     """``webmd convert``: see the module docstring. Exit 0 on success, 1 when the page
     gave nothing (extraction error), 2 on bad usage or an unreadable file."""
-    from webmd_spider.documents import sniff
+    from webmd_spider.documents import MARKDOWN, is_markdown, sniff
     from webmd_spider.extract import extract
     from webmd_spider.rows.page_rows import is_binary
 
     options = _options(args)
     out = sys.stdout.buffer
+    url = args.url or ""  # no --url: no base, relative links stay as written
     if args.jsonl:
         if args.source not in (None, "-"):
             print("webmd convert: --jsonl reads stdin; give no FILE (or -)", file=sys.stderr)
             return 2
         return _convert_jsonl(sys.stdin.buffer, out, options)
-    if args.source is None:
-        print("webmd convert: give an HTML FILE, or - for stdin (or use --jsonl)", file=sys.stderr)
+    body = _read_input(args)
+    if body is None:
         return 2
-    if args.source == "-":
-        body = sys.stdin.buffer.read()
-    else:
-        try:
-            body = Path(args.source).read_bytes()
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            print(f"webmd convert: cannot read {args.source}: {reason}", file=sys.stderr)
-            return 2
+    name = args.source or "-"
     kind = sniff(body)
-    if kind is not None and args.format != "json":
-        return _convert_document(body, kind, args, options)
     if kind is None and is_binary(body):
         # mojibake of a binary file is no conversion (issue 16 item 5)
-        name = "stdin" if args.source == "-" else args.source
-        print(f"webmd convert: {name} is a binary file, not an HTML page", file=sys.stderr)
+        shown = "stdin" if name == "-" else name
+        print(f"webmd convert: {shown} is a binary file, not an HTML page", file=sys.stderr)
         return 2
+    if kind is None:
+        # Markdown is read as UTF-8: text of another declared charset is made UTF-8 first
+        text = body.decode(args.encoding, "replace").encode("utf-8") if args.encoding else body
+        if is_markdown(text, None if name == "-" else name):
+            kind, body = MARKDOWN, text
+    if kind is not None and args.format != "json":
+        return _convert_document(body, kind, args, options)
     if args.format == "json":
         # the crawl's row schema: the same functions build it (webmd_spider.api.convert)
         from webmd_spider.api import convert
 
-        row = convert(body, args.url, None, encoding=args.encoding, **_row_options(args))
+        encoding = None if kind == MARKDOWN else args.encoding
+        row = convert(
+            body, url, None, encoding=encoding, markdown=kind == MARKDOWN, **_row_options(args)
+        )
         _write(out, json.dumps(row.to_dict(), ensure_ascii=False, indent=2) + "\n")
         if row.row_type != "page":
-            print(f"webmd convert: {args.source}: {row.error}", file=sys.stderr)
+            print(f"webmd convert: {name}: {row.error}", file=sys.stderr)
             return 1
         return 0
-    doc = extract(body, args.url, encoding=args.encoding, options=options)
+    doc = extract(body, url, encoding=args.encoding, options=options)
     if args.explain:
         _write(out, _explain(doc))
         return 1 if doc.error else 0
     result = doc.markdown if args.format == "markdown" else doc.text
     _write(out, result + ("\n" if result and not result.endswith("\n") else ""))
     if doc.error:
-        print(f"webmd convert: {args.source}: {doc.error}", file=sys.stderr)
+        print(f"webmd convert: {name}: {doc.error}", file=sys.stderr)
         return 1
     return 0
 
@@ -201,39 +248,52 @@ def _explain(doc: Any) -> str:
 def _convert_document(
     body: bytes, kind: str, args: argparse.Namespace, options: ExtractOptions
 ) -> int:
-    """``webmd convert`` of a PDF or DOCX file to Markdown or text: exit 0, or 1 with
-    the reason on stderr when it cannot be converted (encrypted, damaged...)."""
+    """``webmd convert`` of a PDF, DOCX or Markdown input to Markdown or text: exit 0,
+    or 1 with the reason on stderr when it cannot be converted (encrypted, damaged...)
+    or holds no text."""
     from webmd_spider.documents import convert_document
 
-    converted = convert_document(body, args.url, kind, options)
+    name = args.source or "-"
+    converted = convert_document(body, args.url or "", kind, options)
     if converted.unsupported is not None:
-        print(f"webmd convert: {args.source}: {converted.unsupported}", file=sys.stderr)
+        print(f"webmd convert: {name}: {converted.unsupported}", file=sys.stderr)
         return 1
     doc = converted.document
     result = doc.markdown if args.format == "markdown" else doc.text
     _write(sys.stdout.buffer, result + ("\n" if result and not result.endswith("\n") else ""))
+    if doc.error:
+        print(f"webmd convert: {name}: {doc.error}", file=sys.stderr)
+        return 1
     return 0
 
 
 def _add_convert(sub: Any) -> None:
     convert = sub.add_parser(
         "convert",
-        help="print the Markdown (or text, or JSON) of an HTML, PDF or DOCX file or stdin; "
-        "--jsonl for batches",
-        description="Extract one HTML page, PDF or DOCX file (FILE, or - for stdin) without "
-        "crawling. With "
+        help="print the Markdown (or text, or JSON) of an HTML, Markdown, PDF or DOCX "
+        "file or stdin; --jsonl for batches",
+        description="Convert one HTML page, Markdown, PDF or DOCX file without crawling: FILE, "
+        "or stdin when FILE is - or is left out and a page is piped in. Markdown (a .md "
+        "file, or text without HTML tags) is passed through, its title read from its "
+        "first heading. Without --url, relative links stay as written. With "
         '--jsonl, read {"id","url","html"} JSON lines on stdin and write '
         '{"id","text","markdown","cpu_ms"} lines (a bad line gives {"id","error"}).',
     )
     convert.add_argument(
-        "source", nargs="?", metavar="FILE", help="HTML, PDF or DOCX file, or - for stdin"
+        "source",
+        nargs="?",
+        metavar="FILE",
+        help="HTML, Markdown, PDF or DOCX file, or - for stdin (default: stdin when piped)",
     )
     convert.add_argument(
         "--format", choices=("markdown", "text", "json"), default="markdown",
-        help="markdown (default), text, or json: the whole Document",
+        help="markdown (default), text, or json: the page row of a crawl",
     )  # fmt: skip
     convert.add_argument(
-        "--url", default="http://localhost/", help="page URL links resolve against"
+        "--url",
+        default="",
+        help="the page's URL: links resolve against it and it is the row's url "
+        "(default: none; relative links stay as written)",
     )
     convert.add_argument(
         "--encoding", type=_encoding, help="charset of FILE if known (default: sniffed)"
@@ -380,18 +440,26 @@ def _encoding(value: str) -> str:
     return value
 
 
+#: ``webmd --help``'s description: plain text (the module docstring's reStructuredText
+#: double backticks would show as they are).
+DESCRIPTION = (
+    "Turn websites into Markdown rows for LLMs and RAG: webmd crawl URL crawls a site, "
+    "webmd demo tries it on the bundled demo site, webmd convert FILE converts one page "
+    "or file, webmd state inspects the incremental-recrawl state, webmd serve and webmd "
+    "mcp run the HTTP API and the MCP server."
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``webmd`` console script."""
-    parser = argparse.ArgumentParser(prog="webmd", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="webmd", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser(
+    # `webmd demo` and `webmd crawl` have their own parsers (cmd_demo,
+    # crawl_command.build_parser); these entries are for `webmd --help` only
+    sub.add_parser(
         "demo",
-        help="crawl the bundled demo site, or URL when given; arguments after -- go to scrapy",
+        help="crawl the bundled demo site, or URL when given (webmd crawl's options)",
     )
-    demo.add_argument("url", nargs="?", default="", help="a site to crawl instead of the demo")
-    demo.add_argument("--out", type=Path, help="JSONL file to write (default output/...)")
-    # `webmd crawl` has its own parser (crawl_command.build_parser); this entry is for
-    # `webmd --help` only
     sub.add_parser("crawl", help="crawl URL... into Markdown rows (see webmd crawl --help)")
     # own parsers too (webmd serve --help, webmd mcp --help); listed here for webmd --help
     sub.add_parser("serve", help="the POST /web/crawl HTTP API (extra: webmd-spider[serve])")
@@ -421,10 +489,10 @@ def main(argv: list[str] | None = None) -> int:
 
         # `--` is optional: -a name=value and -s NAME=VALUE are flags of webmd crawl
         return crawl_command.run([a for a in argv[1:] if a != "--"])
-    # After `--`: -s NAME=VALUE and -a name=value, as webmd crawl takes them.
-    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
-    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
-    return cmd_demo(args, extra)
+    if argv[:1] == ["demo"]:
+        return cmd_demo(argv[1:])
+    parser.parse_args(argv)  # --help, or an unknown command: argparse's message, exit 2
+    return 2
 
 
 if __name__ == "__main__":
