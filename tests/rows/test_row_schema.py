@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from webmd_spider import api
 from webmd_spider.chunking.markdown_chunks import Chunk
 from webmd_spider.extract import extract
 from webmd_spider.items import COLUMNS, ERROR_TYPES, diagnostic_row, page_row
@@ -160,3 +161,20 @@ def test_a_diagnostic_row_needs_a_known_error_type(validator: Draft202012Validat
 
 def test_a_page_row_constructor_row_is_a_page(validator: Draft202012Validator) -> None:
     assert errors(validator, jsonable(page_row(url="http://example.com/"))) == []
+
+
+def test_convert_rows_validate(validator: Draft202012Validator) -> None:
+    """``webmd convert --format json`` writes api.convert's row: with a URL, without
+    one (``url`` null, relative links), and for Markdown input."""
+    rows = [
+        api.convert(HTML, "http://example.com/guide"),
+        api.convert(HTML),
+        api.convert("# Notes\n\nSome words about the notes, in a paragraph.\n", markdown=True),
+    ]
+    assert rows[1].url is None
+    assert rows[2].extraction_method == "markdown"
+    for row in rows:
+        assert row.row_type == "page"
+        assert row.chunks, "convert chunks by default"
+        assert errors(validator, jsonable(row)) == []
+        assert list(row.to_dict()) == list(COLUMNS)
