@@ -295,6 +295,8 @@ def test_a_markdown_file_is_passed_through_with_its_first_heading_as_title(
     assert {"level": 2, "text": "Levees"} in row["headings"]
     assert row["tables"] and row["tables"][0]["rows"] == [["North", "1891"]]
     assert row["word_count"] > 20 and row["content_hash"].startswith("sha256:")
+    explained = convert(str(readme), "--explain")
+    assert explained.stdout == b"removed: nothing (Markdown input is passed through as written)\n"
 
 
 def test_markdown_from_a_pipe_is_known_by_having_no_html_tags() -> None:

@@ -206,6 +206,9 @@ def cmd_convert(args: argparse.Namespace) -> int:
         text = body.decode(args.encoding, "replace").encode("utf-8") if args.encoding else body
         if is_markdown(text, None if name == "-" else name):
             kind, body = MARKDOWN, text
+    if kind == MARKDOWN and args.explain:
+        _write(out, "removed: nothing (Markdown input is passed through as written)\n")
+        return 0
     if kind is not None and args.format != "json":
         return _convert_document(body, kind, args, options)
     if args.format == "json":
