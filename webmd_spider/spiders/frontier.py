@@ -1,14 +1,17 @@
 """What the crawl will fetch next: the page requests of each website, from its inputs,
 its sitemaps, the links of its pages, an earlier run's state and a resumed JOBDIR.
 
-A URL becomes a page request once per website and run, unless it is too deep, out of
-scope (``urls.follow_rejection``, include/exclude patterns, ``policy.traps``,
+A URL becomes a page request once per website and run, unless it is outside the
+start URLs' scope (``policy.scope``: ``out-of-scope``, counted once per URL), too deep,
+refused (``urls.follow_rejection``, include/exclude patterns, ``policy.traps``,
 ``user:password@``), disallowed by robots.txt (RFC 9309 §2.2.2), past a stop, or over
 the queue bound of ``spiders/budgets.py``. Every refusal is counted in the ledger (a
 URL the user typed that robots.txt refuses is a ``blocked`` row instead). Priorities:
-the sitemaps' URLs and the inputs at 0, links at ``-depth`` (breadth-first), known
-pages of an incremental run behind every new one, junk sitemaps' pages behind the
-links (``SitemapJudge``). With ``follow_subdomains`` a link to another host of the
+the sitemaps' URLs and the inputs at 0, links at ``-depth`` (breadth-first), an
+index-like page (``rows.index_pages``: a URL that names one, or any link found on a
+page that is one) one step behind the content pages of its depth, known pages of an
+incremental run behind every new one, junk sitemaps' pages behind the links
+(``SitemapJudge``). With ``follow_subdomains`` a link to another host of the
 website's domain is followed onto that website, which joins the crawl
 (``spiders/subdomains.py``).
 
@@ -25,18 +28,22 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from scrapy import Request
+from scrapy.http import Response
 
 from webmd_spider.crew import Crew
 from webmd_spider.extract import Document
-from webmd_spider.items import diagnostic_row
+from webmd_spider.items import Row, diagnostic_row
 from webmd_spider.options import JobOptions
 from webmd_spider.policy.robots import RobotsRules
+from webmd_spider.policy.scope import OUT_OF_SCOPE, StartScopes
 from webmd_spider.policy.traps import TrapDetector
+from webmd_spider.rows.index_pages import index_like_row, url_names_index
 from webmd_spider.rows.ledger import RunLedger, SiteState
 from webmd_spider.run_context import ResumeClaims
 from webmd_spider.spiders.budgets import SiteBudgets
 from webmd_spider.spiders.clock import RunClock
 from webmd_spider.spiders.incremental_state import IncrementalState
+from webmd_spider.spiders.job_setup import start_scopes
 from webmd_spider.spiders.recorder import RowRecorder
 from webmd_spider.spiders.responses import has_userinfo, remember_content, root_of
 from webmd_spider.spiders.sitemap_judge import SitemapJudge
@@ -55,6 +62,12 @@ KNOWN_PRIORITY_OFFSET = 1000
 MAX_CACHED_ORIGINS = 4096
 #: pages whose links wait while the sitemaps are read (beyond: followed at once)
 MAX_HELD_PAGES = 64
+#: An index-like page (a generated index, a search page, a tag or archive listing)
+#: queues this many steps behind the content pages of its depth: a page budget fills
+#: with content first. One step, not more: a link found on an index page is demoted
+#: too, and a bigger step would let deeper pages overtake a whole level (the crawl
+#: would no longer be breadth-first).
+INDEX_PRIORITY_STEP = 1
 
 
 class Frontier:
@@ -78,6 +91,7 @@ class Frontier:
         callbacks: tuple[Callable[..., Any], Callable[..., Any]],
         subdomains: SubdomainSites | None = None,
         open_website: Callable[[SiteState], None] | None = None,
+        scopes: StartScopes | None = None,
     ) -> None:
         self.options = options
         self.ledger = ledger
@@ -100,6 +114,16 @@ class Frontier:
         self._open_website = open_website
         #: site keys of link origins (scheme://netloc/), see site_of
         self._origins: dict[str, str] = {}
+        #: what each start URL lets in (``policy.scope``), from the options' inputs
+        self.scopes = scopes if scopes is not None else start_scopes(options)
+        #: per website, URLs (as found and canonical) refused as out-of-scope whatever
+        #: page links them: counted once, skipped cheaply after
+        self._outside: dict[str, set[str]] = {}
+        #: per website, URLs inside a ``page`` start's directory refused because no
+        #: start page linked them (counted once; a start page may still link them)
+        self._hop_counted: dict[str, set[str]] = {}
+        #: ids of held link lists (``SiteState.held_links``) found on index-like pages
+        self._held_on_index: set[int] = set()
 
     # -- one URL -------------------------------------------------------------------
     def schedule(
@@ -110,18 +134,30 @@ class Frontier:
         via: str,
         typed: bool = False,
         walk: deque[tuple[PageState, int]] | None = None,
+        index_like: bool = False,
     ) -> Iterator[Any]:
         """Yield a page request unless the URL is known, out of scope or refused.
 
         ``typed`` marks URLs the user gave (or the site root): include/exclude patterns
-        never apply to them, and a robots refusal is a ``blocked`` row, not only a count.
+        and the scope never apply to them, and a robots refusal is a ``blocked`` row,
+        not only a count. ``index_like``: found on an index-like page (queued one step
+        behind the content pages of its depth).
         """
         if url in site.seen_raw:  # navigation links repeat on every page: skip cheaply
+            return
+        outside = self._outside.get(site.website)
+        if outside is not None and url in outside:
             return
         canonical = canonicalize(url)
         if canonical in site.seen:
             site.seen_raw.add(url)
             return
+        if not typed and self.scopes.restricted(site.website):
+            # before the depth check: a URL outside the scope is out-of-scope, not deep
+            from_start = via == "link" and depth == 1
+            if not self.scopes.admits(site.website, canonical, from_start):
+                self._out_of_scope(site, url, canonical)
+                return
         if depth > self.options.max_depth:
             site.too_deep.setdefault(canonical, url)
             return
@@ -173,7 +209,10 @@ class Frontier:
                 return
             # sitemap URLs are bounded by max_sitemap_urls: they do not fill the queue
             # that bounds link fan-out (a sitemap of junk would keep every link out)
-            yield self.page_request(site, url, canonical, depth, via, counted=via != "sitemap")
+            index_like = index_like or url_names_index(canonical)
+            yield self.page_request(
+                site, url, canonical, depth, via, counted=via != "sitemap", index_like=index_like
+            )
             return
         yield from self._schedule_known(site, url, canonical, depth, via, typed, walk)
 
@@ -235,10 +274,12 @@ class Frontier:
         validators: tuple[str | None, str | None] | None = None,
         resumed: bool = False,
         counted: bool = True,
+        index_like: bool = False,
     ) -> Request:
         """The request of one page; journaled for resume when JOBDIR is set. A
         ``counted`` request is in ``site.queued`` until it finishes
-        (``SiteBudgets.release``)."""
+        (``SiteBudgets.release``). Without an explicit ``priority``: ``-depth``, one
+        step less for an ``index_like`` page."""
         meta: dict[str, Any] = {
             "webmd_site": site.website,
             "webmd_kind": "page",
@@ -261,6 +302,8 @@ class Frontier:
             priority = -depth
             if via == "sitemap" and site.sitemap_abandoned:
                 priority = self.judge.demoted_priority()  # junk sitemaps: behind the links
+            elif index_like:
+                priority -= INDEX_PRIORITY_STEP  # content of its depth first
         return Request(
             url,
             callback=self._callback,
@@ -326,9 +369,21 @@ class Frontier:
 
     # -- the links of a page -----------------------------------------------------------
     def follow_links(
-        self, site: SiteState, doc: Document, directives: set[str], depth: int
+        self,
+        site: SiteState,
+        doc: Document,
+        directives: set[str],
+        depth: int,
+        response: Response | None = None,
+        row: Row | None = None,
     ) -> Iterator[Any]:
-        """Schedule the page's same-website links unless the page says nofollow."""
+        """Schedule the page's same-website links unless the page says nofollow.
+
+        ``response``: the page's answer (a start page that redirected moves its scope,
+        see :meth:`start_answered`); ``row``: its page row, when it has one (the links
+        of an index-like page queue one step behind, ``rows.index_pages``)."""
+        if response is not None and depth == 0 and response.meta.get("webmd_via") == "input":
+            self.start_answered(site, response.meta.get("webmd_url", response.url), response.url)
         nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
         if not (site.mode == "site" or self.options.crawl_links):
             return
@@ -338,23 +393,66 @@ class Frontier:
             # rel="nofollow" links: discovered, refused (README: every discovered URL
             # ends as a row or a counted rejection)
             self.ledger.rejected_counts["nofollow"] += doc.nofollow_links
+        index_like = row is not None and row.row_type == "page" and index_like_row(row)
         held = site.held_links
         if held is not None and len(held) < MAX_HELD_PAGES:
             # the sitemaps are still being read: their URLs go first (discovery.start)
             held.append((doc.page_links, nofollow, depth))
+            if index_like:
+                self._held_on_index.add(id(doc.page_links))  # alive while held
             return
-        yield from self._follow(site, doc.page_links, nofollow, depth)
+        yield from self._follow(site, doc.page_links, nofollow, depth, index_like)
 
     def follow_held_links(self, site: SiteState) -> Iterator[Any]:
         """The sitemaps are read: follow the links held meanwhile, in the order found."""
         held, site.held_links = site.held_links, None
         for links, nofollow, depth in held or ():
-            yield from self._follow(site, links, nofollow, depth)
+            on_index = id(links) in self._held_on_index
+            self._held_on_index.discard(id(links))
+            yield from self._follow(site, links, nofollow, depth, on_index)
+
+    def start_answered(self, site: SiteState, start_url: str, final_url: str) -> None:
+        """A start page's answer came from ``final_url``: when that is not where it was
+        asked (a redirect, ``/docs`` → ``/docs/``), the start's scope moves there
+        (``StartScopes.moved``), before its links are followed."""
+        if start_url == final_url or not self.scopes.moved(start_url, final_url):
+            return
+        self._outside.pop(site.website, None)  # judged against the old scope
+        self._hop_counted.pop(site.website, None)
+        logger.info(
+            "%s: the start %s redirected to %s: the crawl's scope is now %s",
+            site.website,
+            start_url,
+            final_url,
+            self.scopes.describe(site.website),
+        )
+
+    def _out_of_scope(self, site: SiteState, url: str, canonical: str) -> None:
+        """Count ``url`` as out-of-scope; remember it when no page could let it in
+        (a ``page`` start lets in what the start page links: the same URL linked from
+        a start page may still come)."""
+        if self.scopes.admits(site.website, canonical, True):
+            counted = self._hop_counted.setdefault(site.website, set())
+            if canonical not in counted:  # counted once, still let in from a start page
+                counted.add(canonical)
+                self.ledger.reject(url, OUT_OF_SCOPE, site.website)
+            return
+        outside = self._outside.setdefault(site.website, set())
+        if canonical not in outside:  # else the same URL spelled another way
+            self.ledger.reject(url, OUT_OF_SCOPE, site.website)
+        outside.add(url)
+        outside.add(canonical)
 
     def _follow(
-        self, site: SiteState, links: list[str], nofollow: bool, depth: int
+        self,
+        site: SiteState,
+        links: list[str],
+        nofollow: bool,
+        depth: int,
+        index_like: bool = False,
     ) -> Iterator[Any]:
-        """Schedule same-website ``links`` found at ``depth`` (refused when nofollow)."""
+        """Schedule same-website ``links`` found at ``depth`` (refused when nofollow;
+        one step behind when found on an ``index_like`` page)."""
         website, seen_raw, subdomains = site.website, site.seen_raw, self.subdomains
         if nofollow:
             # the page says nofollow (meta robots, X-Robots-Tag): its site links are
@@ -386,7 +484,7 @@ class Frontier:
                 # (A URL linked again from another page counts again.)
                 self.ledger.skip(link, stopped, website)
                 continue
-            yield from self.schedule(site, link, depth + 1, "link")
+            yield from self.schedule(site, link, depth + 1, "link", index_like=index_like)
 
     def _other_website(self, site: SiteState, link: str, key: str, depth: int) -> Iterator[Any]:
         """follow_subdomains: a link of ``site`` to the website ``key``, for ``depth``.

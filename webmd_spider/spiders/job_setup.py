@@ -33,6 +33,7 @@ from webmd_spider.options import (
 )
 from webmd_spider.policy.netguard import AddressPolicy
 from webmd_spider.policy.politeness import parse_host_delay
+from webmd_spider.policy.scope import StartScopes
 from webmd_spider.policy.traps import TrapDetector, TrapPolicy
 from webmd_spider.rows.ledger import RunLedger
 from webmd_spider.rows.single_files import sidecar_paths
@@ -109,10 +110,7 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
     settings = crawler.settings
     job = JobSetup()
     job.options = opts = build_options(settings.copy_to_dict(), arguments)
-    raw_inputs = list(opts.start)
-    if opts.start_file:
-        raw_inputs.extend(read_start_file(opts.start_file))
-    job.inputs = parse_start_inputs(" ".join(raw_inputs))
+    job.inputs = start_inputs(opts)
     for bad in (i for i in job.inputs if i.kind == "invalid"):
         job.startup_rows.append(
             diagnostic_row("invalid-input", bad.error or "unusable start URL", input=bad.raw)
@@ -176,6 +174,26 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
         job.incremental.fill_tree = True
     job.pool = _new_pool(opts, job.extract_options)
     return job
+
+
+def start_inputs(opts: JobOptions) -> list[StartInput]:
+    """The start inputs the options give (``start``, then the lines of ``start_file``),
+    classified, invalid ones included. Raises ``OptionsError`` when the start file
+    cannot be read."""
+    raw_inputs = list(opts.start)
+    if opts.start_file:
+        raw_inputs.extend(read_start_file(opts.start_file))
+    return parse_start_inputs(" ".join(raw_inputs))
+
+
+def start_scopes(opts: JobOptions, inputs: list[StartInput] | None = None) -> StartScopes:
+    """The scope of each start website (``scope`` option, ``policy.scope``), from
+    ``inputs`` or else the options' own inputs. A bare domain's scope is its whole
+    website, whichever root the discovery ladder picks."""
+    if inputs is None:
+        inputs = start_inputs(opts) if (opts.start or opts.start_file) else []
+    urls = [i.url for i in inputs if i.url and i.kind != "invalid"]
+    return StartScopes.build(opts.scope, urls)
 
 
 def _new_pool(opts: JobOptions, extract_options: ExtractOptions) -> ExtractPool | None:
