@@ -32,6 +32,8 @@ ERROR_TYPES: dict[str, str] = {
     "unsupported": "a PDF or Word (DOCX) document that cannot be converted: encrypted with "
     "a password, damaged or truncated, without a text layer (scanned pages), or not the "
     "format its type says; the error names which",
+    "aborted": "the request was sent, then the crawl stopped (a budget, Ctrl-C, a shutdown "
+    "signal) before its answer was written; the error names the stop",
 }
 
 

@@ -83,13 +83,17 @@ an error when the server starts):
 ``drop`` (bool)
     Answer nothing: close the connection right after reading the request (the
     request is still logged, with status ``0``).
+``hang`` (bool)
+    Answer nothing until the server stops, then close the connection: a server that
+    hangs. The request is logged, with status ``0``, when it arrives (not when it is
+    answered, as others are), so a test can tell that it is in flight.
 
 A route may also be a LIST of such objects: the n-th request of that path gets the
 n-th answer and the last one repeats (``[{"status": 429, "headers": {"Retry-After":
 "1"}}, {"file": "page.html"}]``: refused once, then served).
 
-At most one of ``file``, ``gzip_of`` and ``body`` may be given; ``drop`` takes no
-other key but ``delay``. A route without any
+At most one of ``file``, ``gzip_of`` and ``body`` may be given; ``drop`` and
+``hang`` take no other key but ``delay``. A route without any
 of them answers with a small generated HTML body naming the status (so
 ``{"status": 410}`` and ``{"status": 500}`` just work).
 
@@ -177,6 +181,7 @@ ROUTE_KEYS = frozenset(
         "repeat_body",
         "chunked",
         "drop",
+        "hang",
     }
 )
 
@@ -217,6 +222,7 @@ class Route:
     repeat_body: int = 1
     chunked: bool = False
     drop: bool = False
+    hang: bool = False
 
     @classmethod
     def from_json(cls, path: str, raw: Any) -> Route:
@@ -252,11 +258,12 @@ class Route:
         repeat = raw.get("repeat_body", 1)
         if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
             raise ValueError(f"route {path!r}: repeat_body must be an int >= 1, got {repeat!r}")
-        for key in ("chunked", "drop"):
+        for key in ("chunked", "drop", "hang"):
             if not isinstance(raw.get(key, False), bool):
                 raise ValueError(f"route {path!r}: {key} must be true or false")
-        if raw.get("drop") and set(raw) - {"drop", "delay"}:
-            raise ValueError(f"route {path!r}: drop takes no other key but delay")
+        for key in ("drop", "hang"):
+            if raw.get(key) and set(raw) - {key, "delay"}:
+                raise ValueError(f"route {path!r}: {key} takes no other key but delay")
         return cls(
             status=status,
             location=raw.get("location"),
@@ -271,6 +278,7 @@ class Route:
             repeat_body=repeat,
             chunked=bool(raw.get("chunked", False)),
             drop=bool(raw.get("drop", False)),
+            hang=bool(raw.get("hang", False)),
         )
 
 
@@ -303,6 +311,7 @@ class _Response:
     drip: float = 0.0  # seconds between two DRIP_CHUNK pieces
     chunked: bool = False  # Transfer-Encoding: chunked, no Content-Length
     drop: bool = False  # close the connection without answering
+    hang: bool = False  # ...only once the server stops (``SiteServer.release``)
     mtime: float | None = None  # a static file's modification time (for Last-Modified)
 
     @property
@@ -372,6 +381,8 @@ class SiteServer:
         self._routes: dict[str, Route | list[Route]] = {}
         self._route_hits: dict[str, int] = {}
         self._routes_mtime: float | None = None
+        #: set when hanging requests (``hang`` routes) may end: at stop()
+        self._released = threading.Event()
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -405,6 +416,7 @@ class SiteServer:
 
     def stop(self) -> None:
         """Stop serving and close the socket; safe to call twice."""
+        self.release()
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
@@ -414,6 +426,11 @@ class SiteServer:
             self._thread.join(timeout=5)
             self._thread = None
         logger.debug("stopped serving %s", self.root)
+
+    def release(self) -> None:
+        """End every hanging request (``hang`` routes): their connections are closed
+        without an answer. stop() does it first; later hanging requests end at once."""
+        self._released.set()
 
     def __enter__(self) -> SiteServer:
         return self.start()
@@ -493,6 +510,8 @@ class SiteServer:
     def _respond_route(self, route: Route) -> _Response:
         if route.drop:
             return _Response(0, drop=True)
+        if route.hang:
+            return _Response(0, drop=True, hang=True)
         response = self._route_content(route)
         response.repeat = route.repeat_body
         if route.encoding == "gzip":
@@ -645,6 +664,8 @@ def _make_handler(server: SiteServer) -> type[BaseHTTPRequestHandler]:
                 )
             )
             if response.drop:
+                if response.hang:  # logged above, on arrival: a test sees it in flight
+                    server._released.wait()
                 self.close_connection = True
                 return
             self.send_response(response.status)

@@ -19,6 +19,22 @@ STOP_GRACE_SECS = 3.0
 #: (counted as not fetched), except its refusals once it stopped as ``blocked``: a URL
 #: the server refused (429/503) has its ``blocked`` row (``spiders/page_answers.py``).
 HARD_STOPS = frozenset({"page_budget", "failure_budget", "crawl_delay", "blocked"})
+#: Every reason a website or the run stops for (a request refused for one of them was
+#: not fetched; one sent before it is an ``aborted`` row).
+STOP_REASONS = HARD_STOPS | {"time_budget", "shutdown"}
+#: How a stop is named in an ``aborted`` row's message (others: the reason, spaced).
+STOP_NAMES = {
+    "crawl_delay": "crawl-delay limit",
+    "blocked": "the website refused too many requests",
+    "shutdown": "shutdown (Ctrl-C or a shutdown signal)",
+}
+
+
+def aborted_message(reason: str, detail: str) -> str:
+    """The ``error`` of an ``aborted`` row: the stop first (``aborted: failure budget``),
+    then what became of the request (``detail``), so a reader sees why it has no page."""
+    name = STOP_NAMES.get(reason, reason.replace("_", " "))
+    return f"aborted: {name}; {detail}" if detail else f"aborted: {name}"
 
 
 class RunClock:

@@ -58,7 +58,7 @@ from webmd_spider.rows.page_rows import (
     robots_directives,
 )
 from webmd_spider.spiders.budgets import SiteBudgets
-from webmd_spider.spiders.clock import RunClock
+from webmd_spider.spiders.clock import STOP_REASONS, RunClock, aborted_message
 from webmd_spider.spiders.failures import classify_fetch_failure
 from webmd_spider.spiders.frontier import Frontier
 from webmd_spider.spiders.incremental_state import IncrementalState, validators_of
@@ -72,6 +72,7 @@ from webmd_spider.spiders.responses import (
     loop_message,
     remember_content,
     response_ms,
+    text_key,
     thin_loop_row,
 )
 from webmd_spider.spiders.sitemap_judge import SitemapJudge
@@ -189,7 +190,12 @@ class PageAnswers:
             # (stopped, refused, 304), and the checks after it apply as they are
             outcome = _document_outcome(answer, view)
         if outcome.kind == SKIP:
-            self.ledger.skip(response.url, outcome.message or "", site.website)
+            # The request was sent: its URL ends as a row naming the stop (issue 31:
+            # nothing sent goes without a row), never as a not-fetched entry. Not its
+            # page row: the stop (a budget, the grace) allows no more of them.
+            detail = f"its answer (HTTP {response.status}) came after the stop"
+            reason = outcome.message or self.ledger.stop_reason or "shutdown"
+            yield self._aborted(site, meta, reason, detail, status_code=response.status)
             return
         common = self.row_context(site, meta)
         key = canonicalize(meta["webmd_url"])
@@ -293,6 +299,9 @@ class PageAnswers:
             # written again; its links are followed like a canonical duplicate's (the
             # failure budget bounds a soft-404 maze that links ever new URLs)
             earlier = self._content_duplicate(site, row.content_hash, meta, final)
+            if earlier is None and meta["webmd_via"] != "input":
+                # the same text with other link targets (dir/ and dir/index.html)
+                earlier = site.content.get(text_key(row.markdown) or b"")
             if earlier is not None:
                 self._duplicate(site, meta, key, f"content of {earlier}")
                 yield from follow(site, doc, directives, meta["webmd_depth"])
@@ -311,7 +320,7 @@ class PageAnswers:
             row.change = NEW  # the state is unusable: every page is new (see the warning)
         if row.row_type == "page":
             row.noindex = bool(directives & {"noindex", "none"})
-            remember_content(site, row.content_hash, final)
+            remember_content(site, row.content_hash, final, row.markdown)
             if doc.canonical and site_key(doc.canonical) == site.website:
                 # A later page declaring the same canonical URL is a duplicate. The URL
                 # itself is not marked as seen or written: nothing was fetched there, and
@@ -433,7 +442,8 @@ class PageAnswers:
 
     # -- a failure -------------------------------------------------------------------
     def failed(self, failure: Failure) -> Iterator[Row]:
-        """A page request failed: one diagnostic row, unless it was refused on purpose."""
+        """A page request failed: one diagnostic row (``aborted`` when it failed after
+        its website or the run stopped), unless it was refused before it was sent."""
         request = failure.request  # type: ignore[attr-defined]
         meta = request.meta
         self.budgets.release(meta)
@@ -441,16 +451,27 @@ class PageAnswers:
         if self._refused_before(site, meta):
             yield from self._refused_retry(site, request)
             return
+        stats = self.crawler.stats if self.crawler is not None else None
         stopped = None if meta.get("webmd_rejected") else self.clock.stopped(site)
-        if meta.get("webmd_rejected") or stopped is not None:
-            if stopped is not None:
-                self.ledger.skip(request.url, stopped, site.website)
-            elif meta.get("redirect_times") and self.clock.stopped(site) is None:
+        if stopped is not None:
+            # sent, then failed after its website (or the run) stopped: a row naming
+            # the stop and the failure (issue 31), not a not-fetched entry
+            _, message = classify_fetch_failure(failure, stats)
+            self.crew.finished(canonicalize(meta["webmd_url"]))
+            yield self._aborted(site, meta, stopped, message)
+            return
+        if meta.get("webmd_rejected"):
+            if meta["webmd_rejected"] in STOP_REASONS and sent_before(meta):
+                # its URL was fetched (a redirect, a failure to retry), and the next
+                # request refused for the stop: a row, and not a not-fetched entry too
+                self.crew.finished(canonicalize(meta["webmd_url"]))
+                yield self.aborted_request(request, meta["webmd_rejected"])
+                return
+            if meta.get("redirect_times") and self.clock.stopped(site) is None:
                 # refused after a redirect (off-site, robots): that page was fetched
                 self.budgets.missed(site)
             self.crew.finished(canonicalize(meta["webmd_url"]))
             return
-        stats = self.crawler.stats if self.crawler is not None else None
         error_type, message = classify_fetch_failure(failure, stats)
         row = self.recorder.record(
             diagnostic_row(error_type, message, **self.row_context(site, meta))
@@ -501,6 +522,36 @@ class PageAnswers:
             if site is not None and meta.get("redirect_urls") and self.clock.stopped(site) is None:
                 self.budgets.missed(site)  # its URL was fetched (and redirected)
 
+    def aborted_request(self, request: Request, reason: str) -> Row:
+        """The ``aborted`` row of a request sent before (``sent_before``: a redirect
+        or a retry) whose next request was refused, or taken out of the queue, for the
+        stop ``reason``. A retry's URL was counted as not fetched by whoever refused
+        it; that is taken back (the URL has this row instead)."""
+        meta = request.meta
+        site = self.ledger.sites[meta["webmd_site"]]
+        if meta.get("retry_times"):
+            self.ledger.unskip(request.url, reason)
+            self._inc_stat(f"webmd/not_fetched/{reason}", -1)
+        if meta.get("redirect_urls") and request.url != meta["webmd_url"]:
+            detail = f"redirected to {request.url}, which was not fetched"
+        else:
+            detail = "it failed and its retry was not sent"
+        return self._aborted(site, meta, reason, detail)
+
+    def _aborted(
+        self, site: SiteState, meta: dict[str, Any], reason: str, detail: str, **values: Any
+    ) -> Row:
+        """The ``aborted`` row of a page request that was sent and then overtaken by
+        the stop ``reason`` (``clock.aborted_message``), counted (recorder) and in the
+        stats (``webmd/aborted/<reason>``). It spends no failure budget: the website
+        or the run has stopped already. A resumable or distributed crawl does not mark
+        its page done (``SiteSpider._page_done``): a resumed run fetches it again."""
+        self._inc_stat(f"webmd/aborted/{reason}")
+        row = diagnostic_row(
+            "aborted", aborted_message(reason, detail), **self.row_context(site, meta), **values
+        )
+        return self.recorder.record(row)
+
     # -- shared ------------------------------------------------------------------------
     def row_context(self, site: SiteState, meta: dict[str, Any]) -> dict[str, Any]:
         """The columns every row of a page request has."""
@@ -516,6 +567,12 @@ class PageAnswers:
         """A page request ended in a rejection: a resumed run must not fetch it again."""
         if self.journal is not None:
             self.journal.finish(key, "none")
+
+
+def sent_before(meta: dict[str, Any]) -> bool:
+    """A request made by a downloader middleware from one that was sent: a redirect's
+    next hop, or a retry (their URL was fetched once already)."""
+    return bool(meta.get("redirect_times") or meta.get("retry_times"))
 
 
 def _document_outcome(answer: Answer, view: WebsiteView) -> Outcome:

@@ -4,6 +4,8 @@ messages and rows of redirect loops, and the compact key of a content hash."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -97,9 +99,33 @@ def content_key(content_hash: str | None) -> bytes | None:
         return content_hash.encode("utf-8")
 
 
-def remember_content(site: SiteState, content_hash: str | None, url: str) -> None:
-    """A page row is written: its content hash (128 bits, ``content_key``) is kept with
-    its canonical URL, so that a later copy is a ``duplicate:content of URL``."""
-    digest = content_key(content_hash)
-    if digest is not None:
-        site.content.setdefault(digest, url)
+#: The target of a Markdown link or image: ``](target)``, up to its closing parenthesis
+#: (a target with parentheses inside is cut short, the same way in both copies).
+_LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
+
+
+def text_key(markdown: str | None) -> bytes | None:
+    """A page's Markdown with every link target left out, hashed (128 bits), or None
+    for no Markdown. ``dir/`` and ``dir/index.html`` (or ``index.htm``, or any two
+    URLs of one page) give Markdown that differs only where a link resolves against the
+    page's own URL (a table of contents' ``#anchor`` links): the same text key. One
+    regular-expression pass and a hash on the Markdown already made, per page row:
+    cheaper than any URL rule, and it needs no guess about which URLs a server maps
+    to one file. Two pages with the same text and different links are one page to a
+    reader (and to a model): the second is a duplicate, its links still followed."""
+    if not markdown:
+        return None
+    stripped = _LINK_TARGET.sub("]()", markdown)
+    return b"T" + hashlib.sha256(stripped.encode("utf-8")).digest()[:16]
+
+
+def remember_content(
+    site: SiteState, content_hash: str | None, url: str, markdown: str | None = None
+) -> None:
+    """A page row is written: its content hash (128 bits, ``content_key``) and its text
+    key (``text_key``) are kept with its canonical URL, so that a later copy is a
+    ``duplicate:content of URL``. The text key is a different length (17 bytes, never
+    equal to a content key) in the same map: one lookup structure per website."""
+    for digest in (content_key(content_hash), text_key(markdown)):
+        if digest is not None:
+            site.content.setdefault(digest, url)

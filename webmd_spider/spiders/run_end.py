@@ -116,6 +116,14 @@ class RunEnd:
         self._summary_written = True
         self._emit(self._site_rows())
 
+    def write_now(self, row: Row) -> None:
+        """A row made outside any callback (an ``aborted`` row of a request taken out of
+        the queue at a stop), through the same door as the site rows, before them."""
+        assert self.crawler is not None
+        self.crawler.signals.send_catch_log(
+            signals.item_scraped, item=row, response=None, spider=self._spider
+        )
+
     def _emit(self, rows: Iterable[Row]) -> None:
         """The one door of site rows (see the module docstring)."""
         self._site_rows_written = True

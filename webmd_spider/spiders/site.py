@@ -217,6 +217,7 @@ class SiteSpider(Spider):
             job.fleet,
             self._orphan_requests,
         )
+        self.purge.aborted = self._aborted_in_queue
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
@@ -440,6 +441,11 @@ class SiteSpider(Spider):
         site.stop_reason = reason
         self.site_stopped(site.website)
 
+    def _aborted_in_queue(self, request: Request, reason: str) -> None:
+        """A request whose URL was sent before, taken out of the queue at a stop
+        (``QueuePurge.aborted``): its ``aborted`` row, written at once."""
+        self.run_end.write_now(self.answers.aborted_request(request, reason))
+
     def site_stopped(self, website: str) -> None:
         """``run_context.site_stopped`` (or a budget here): take its queued requests out."""
         self.purge.site_stopped(website)
@@ -455,6 +461,9 @@ class SiteSpider(Spider):
         """A page's row is written and its links are queued (PageCompletion): mark it
         done in the journal (when it has a row, with a page's content hash: a resumed
         run still knows its content duplicates) and take it off the in-flight list."""
+        if row is not None and row.error_type == "aborted":
+            # overtaken by a stop (issue 31): not done, a resumed run fetches it again
+            row = None
         if self.job.journal is not None and row is not None:
             content = row.content_hash if row.row_type == "page" else None
             self.job.journal.finish(key, row.row_type, content)
@@ -479,6 +488,10 @@ class SiteSpider(Spider):
             self.ledger.stop_reason = "shutdown"
         if self.frontier.subdomains is not None:
             self.frontier.subdomains.drop_all(self.ledger.stop_reason)
+        if self.ledger.stop_reason is not None:
+            # what still waits in the scheduler's memory queue is listed as not fetched
+            # (Scrapy drops it silently at the close)
+            self.purge.purge(None, self.ledger.stop_reason)
         # Ctrl-C / SIGTERM or another early close: the site rows still reach the feeds
         # (this handler runs before the feed exporter's, which was connected later).
         self.run_end.closed()

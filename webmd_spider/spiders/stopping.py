@@ -27,17 +27,22 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.base import DelayedCall
+from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from webmd_spider.rows.ledger import RunLedger
 from webmd_spider.spiders.budgets import SiteBudgets
 from webmd_spider.spiders.clock import STOP_GRACE_SECS, RunClock
 from webmd_spider.spiders.offloading import PageOffload
+from webmd_spider.spiders.page_answers import sent_before
 from webmd_spider.spiders.startup import call_later
 from webmd_spider.transport.downloader import SlotLimitedDownloader
 from webmd_spider.transport.scheduler import TakesRequests
 
 logger = logging.getLogger("webmd_spider.spiders.site")
+
+#: How often the run looks whether Scrapy began a graceful stop (``TimeBudget``).
+SHUTDOWN_POLL_SECS = 0.25
 
 
 class QueuePurge:
@@ -56,6 +61,9 @@ class QueuePurge:
         self.offload = offload
         #: websites whose queued requests were taken out at their stop (once each)
         self._purged: set[str] = set()
+        #: writes the ``aborted`` row of a request taken out of the queue whose URL was
+        #: sent before (a redirect's next hop, a retry); set by the spider
+        self.aborted: Callable[[Request, str], None] | None = None
 
     def site_stopped(self, website: str) -> None:
         """A website stopped (its budgets, or a refusal decided elsewhere: the budget and
@@ -98,6 +106,10 @@ class QueuePurge:
         taken = self.take_queued(wanted)
         for request in taken:
             self._not_fetched(request, reason)
+            if self.aborted is not None and sent_before(request.meta):
+                # its URL was sent already (issue 31): it ends as a row, not only as
+                # a not-fetched entry (aborted_request takes the retry's entry back)
+                self.aborted(request, reason)
         return len(taken)
 
     def take_queued(self, wanted: Callable[[dict[str, Any]], bool]) -> list[Request]:
@@ -165,17 +177,47 @@ class TimeBudget:
         self.offload = offload
         self.max_run_secs = max_run_secs
         self._timer: DelayedCall | None = None
+        self._watch: LoopingCall | None = None
 
     def start(self, budget: float) -> None:
-        """The crawl starts now with ``budget`` seconds."""
+        """The crawl starts now with ``budget`` seconds; a graceful stop (Ctrl-C, a
+        shutdown signal) is watched for from now on (``_check_shutdown``)."""
         self._timer = call_later(budget, self._reached)
         self.clock.deadline = time.monotonic() + budget
+        if self.crawler is not None:
+            self._watch = LoopingCall(self._check_shutdown)
+            self._watch.start(SHUTDOWN_POLL_SECS, now=False)
 
     def cancel(self) -> None:
-        """The spider closes: the timer must not fire after it."""
+        """The spider closes: the timer must not fire after it, nor the watch run."""
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = None
+        if self._watch is not None and self._watch.running:
+            self._watch.stop()
+        self._watch = None
+
+    def _check_shutdown(self) -> None:
+        """Scrapy's graceful stop (the first Ctrl-C, SIGTERM; ``Crawler.stop_async``)
+        sends no signal before the engine's close, which waits for the downloads in
+        flight and then drops the scheduler's memory queue silently. Seen here within
+        SHUTDOWN_POLL_SECS (``Crawler.crawling`` turns False): the run's stop reason is
+        ``shutdown`` at once, so that links found meanwhile and the queued requests
+        are listed as not fetched (``QueuePurge.purge``); the answers still coming in
+        are written as usual."""
+        if self.crawler is None or self.crawler.crawling:
+            return
+        if self._watch is not None and self._watch.running:
+            self._watch.stop()
+        if self.ledger.stop_reason is not None:
+            return  # stopping already (the time budget): its reason stands
+        self.ledger.stop_reason = "shutdown"
+        dropped = self.purge.purge(None, "shutdown")
+        logger.warning(
+            "Stopping (shutdown): no new fetches (%d queued requests dropped); "
+            "finishing the downloads in flight",
+            dropped,
+        )
 
     def _reached(self) -> None:
         self._timer = None
