@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import signal
 import subprocess
 import tempfile
@@ -47,6 +48,7 @@ from webmd_spider.items import COLUMNS, Row
 from webmd_spider.offload.page_work import HTML, extract_page
 from webmd_spider.options import JobOptions, OptionsError, build_options
 from webmd_spider.policy.netguard import AddressPolicy
+from webmd_spider.rows.hints import hints
 from webmd_spider.rows.page_rows import build_page_row
 from webmd_spider.urls import parse_start_inputs
 
@@ -59,6 +61,8 @@ POLL_SECS = 0.05
 STOP_GRACE_SECS = 20.0
 #: what marks the child's start-up refusal in its log (spiders/site.py logs it)
 START_REFUSAL = "Cannot start the crawl: "
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["CrawlError", "CrawlOptions", "OptionsError", "convert", "crawl", "crawl_values"]
 
@@ -113,6 +117,9 @@ def crawl(
     rows among them). The generator's return value (``StopIteration.value``, or what
     ``yield from`` gives) is the run summary (``<feed>.summary.json``: rows and errors
     by type, rejected and not-fetched counts by reason...), ``{}`` when none was written.
+    When no page was written it also holds ``hints``: what to try, naming the cause
+    ("no such host: NAME", "nothing listening on HOST:PORT", "plain HTTP on this port:
+    use http://..."), each also logged as a warning.
     """
     values = crawl_values(start, options, overrides)  # raises here, at the call
     if "allow_local" not in overrides:
@@ -181,15 +188,30 @@ def _rows(
             new_session=True,  # our stop signal, not the terminal's, reaches it
             stderr=subprocess.DEVNULL,
         )
+        errors: list[str] = []  # the diagnostic rows' sentences, for the hints
         try:
-            yield from _follow(child, stop_event)
+            yield from _follow(child, stop_event, errors)
             code = child.process.wait()
             if code != 0 and not (stop_event is not None and stop_event.is_set()):
                 raise _failure(log, code)
-            return read_summary(child.summary_file)
+            return _with_hints(read_summary(child.summary_file), errors)
         finally:
             stop(child)
             child.cleanup()
+
+
+def _with_hints(summary: dict[str, Any], errors: list[str]) -> dict[str, Any]:
+    """``summary`` with ``hints`` (what ``webmd crawl`` prints when no page was
+    written: "no such host: NAME", "nothing listening on HOST:PORT"...), each also
+    logged as a warning, so that a crawl that gave nothing says why (issue 31)."""
+    if not summary:
+        return summary
+    found = hints(summary, errors)
+    if found:
+        summary["hints"] = found
+        for hint in found:
+            logger.warning("the crawl wrote no page: %s", hint)
+    return summary
 
 
 def convert(
@@ -210,8 +232,8 @@ def convert(
 
     ``url`` is the page's address: links resolve against it, and it is the row's
     ``url``. Without one (``""``) relative links stay in the Markdown as written, the
-    row's ``links`` lists only the absolute ones (a relative link has no URL to list)
-    and its ``url`` is None. With ``markdown=True`` the input is
+    row's ``links`` and ``images`` list relative targets as written (a relative link
+    is ``internal``) and its ``url`` is None. With ``markdown=True`` the input is
     Markdown (or plain text): it is passed through as the row's ``markdown``, its title
     is its first heading and ``extraction_method`` is ``"markdown"``
     (``documents.markdown_input``).
@@ -278,11 +300,13 @@ def read_summary(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _follow(child: CrawlChild, stop_event: threading.Event | None = None) -> Iterator[Row]:
+def _follow(
+    child: CrawlChild, stop_event: threading.Event | None = None, errors: list[str] | None = None
+) -> Iterator[Row]:
     """Yield the rows of the child's feed as whole lines reach it, until the child has
     exited and the last line is read. When ``stop_event`` is set, the child is sent
     SIGINT once (it finishes its open pages and writes its site rows), and reading
-    goes on until it exits."""
+    goes on until it exits. The diagnostic rows' sentences are added to ``errors``."""
     pending = b""
     handle = None
     signalled_at: float | None = None
@@ -304,7 +328,10 @@ def _follow(child: CrawlChild, stop_event: threading.Event | None = None) -> Ite
                 *lines, pending = pending.split(b"\n")
                 for line in lines:
                     if line.strip():
-                        yield row_from_dict(json.loads(line))
+                        row = row_from_dict(json.loads(line))
+                        if errors is not None and row.row_type == "diagnostic" and row.error:
+                            errors.append(row.error)
+                        yield row
             if not running:
                 return
             time.sleep(POLL_SECS)

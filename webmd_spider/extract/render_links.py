@@ -17,6 +17,8 @@ from webmd_spider.urls import site_key
 MAX_IMAGES = 100
 _STRING = etree.XPath("string()")
 _WORDY = re.compile(r"\w").search
+#: a URL that names its scheme ("mailto:", "ftp:") or its host ("//cdn.example/")
+_NOT_RELATIVE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//").match
 
 
 class Targets:
@@ -45,6 +47,11 @@ class Targets:
             self._sites[origin] = site
         return site
 
+    def _listable(self, url: str) -> bool:
+        """Whether ``url`` is a link or image to keep: http(s); or, on a page without a
+        base URL (``webmd convert`` without ``--url``), a relative reference as written."""
+        return is_http(url) or (not self.base_url and _NOT_RELATIVE(url) is None)
+
     def link(self, el: etree._Element) -> tuple[str, Link | None] | None:
         """(URL, the page's new `Link` if it is one) of the link `el`; None when it
         leads nowhere the Markdown could keep."""
@@ -68,10 +75,12 @@ class Targets:
         page, _, fragment = url.partition("#")
         in_page = in_page or bool(fragment and page == self.page_url)
         listed: Link | None = None
-        if not in_page and is_http(page) and page not in self._seen_links:
+        if not in_page and self._listable(page) and page not in self._seen_links:
             self._seen_links.add(page)
             site = self._site(page)
-            listed = Link(text="", url=page, internal=bool(site) and site == self.page_site)
+            # a relative link (no base to resolve it against) stays on the page's site
+            internal = not is_http(page) or (bool(site) and site == self.page_site)
+            listed = Link(text="", url=page, internal=internal)
             self.links.append(listed)
         return url, listed
 
@@ -80,7 +89,7 @@ class Targets:
         without an http(s) source."""
         raw = image_source(el)
         url = resolve(self.base_url, raw) if raw else None
-        if not url or not is_http(url):
+        if not url or not self._listable(url):
             return None
         alt = " ".join((el.get("alt") or "").split())
         if url not in self._seen_images and len(self.images) < MAX_IMAGES:
