@@ -18,7 +18,7 @@ from webmd_spider.state.changes import is_gone
 from webmd_spider.urls import canonicalize, site_key
 
 #: The outcome kinds of :func:`decide_answer`.
-SKIP = "skip"  # not written: the website or the run stopped (counted as not fetched)
+SKIP = "skip"  # the website or the run stopped: no page row; the spider writes an aborted row
 DIAGNOSTIC = "diagnostic"  # a diagnostic row, and one fetch that gave no page row
 NOT_MODIFIED = "not-modified"  # a 304 to our conditional request: an unchanged row
 DUPLICATE = "duplicate"  # the same page as one written: no row
@@ -85,10 +85,12 @@ class Outcome:
 def decide_answer(answer: Answer, view: WebsiteView) -> Outcome:
     """The fate of one page answer before extraction (the first outcome that applies):
 
-    1. the website or the run stopped: SKIP. An answer the server refused (429/503)
-       still gets its ``blocked`` row when the website stopped as ``blocked`` (even by
-       this refusal), unless the run is past its grace: only URLs never asked are not
-       fetched. Extraction processes shut down before they answered: the run is ending;
+    1. the website or the run stopped: SKIP (no page row past a stop: the spider
+       writes an ``aborted`` diagnostic naming the stop, spiders/page_answers.py).
+       An answer the server refused (429/503) still gets its ``blocked`` row when the
+       website stopped as ``blocked`` (even by this refusal), unless the run is past
+       its grace. Extraction processes shut down before they answered: the run is
+       ending;
     2. refused by the server: a ``blocked`` DIAGNOSTIC;
     3. a 304 to our conditional request that was not redirected: NOT_MODIFIED;
     4. an answer that is no page (``page_rows.classify_response``: an HTTP error, a
