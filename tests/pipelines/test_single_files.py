@@ -125,7 +125,7 @@ async def test_a_crawl_and_an_incremental_rerun_as_single_files(
             "url": row["final_url"],
             "title": row["title"],
             "description": row["description"],
-            "crawled_at": row["scraped_at"],
+            "scraped_at": row["scraped_at"],
             "content_hash": row["content_hash"],
         }
         lines = row["markdown"].strip("\n").split("\n")
@@ -160,9 +160,9 @@ async def test_a_crawl_and_an_incremental_rerun_as_single_files(
         url = row["final_url"]
         if row["change"] == "unchanged":  # its previous entry, text and time
             assert kept[url] == by_url[url]["markdown"].partition("\n")[2].strip()
-            assert headers[url]["crawled_at"] == by_url[url]["scraped_at"]
+            assert headers[url]["scraped_at"] == by_url[url]["scraped_at"]
         else:
-            assert headers[url]["crawled_at"] == row["scraped_at"]
+            assert headers[url]["scraped_at"] == row["scraped_at"]
             assert kept[url] == row["markdown"].partition("\n")[2].strip()
     assert sorted(p.name for p in llms.iterdir()) == [SIDECAR_NAME, "llms-full.txt", "llms.txt"]
     assert no_temporaries(llms, combined.parent)

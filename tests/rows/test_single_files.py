@@ -33,7 +33,7 @@ from webmd_spider.rows.single_files import (
 LINK_LINE = re.compile(r"^- \[[^\]]+\]\([^)\s]+\)(: .+)?$")
 #: the same, with its parts
 LINK_PARTS = re.compile(r"^- \[(?P<title>[^\]]+)\]\((?P<url>[^)\s]+)\)(?:: (?P<desc>.+))?$")
-COMBINED_KEYS = ["url", "title", "description", "crawled_at", "content_hash"]
+COMBINED_KEYS = ["url", "title", "description", "scraped_at", "content_hash"]
 BASE = "https://docs.example.com"
 
 
@@ -149,7 +149,7 @@ def entry(path: str, markdown: str | None = None, **fields: Any) -> PageEntry:
         "title": f"Title of {name}",
         "description": f"About {name}.",
         "website": "docs.example.com",
-        "crawled_at": "2026-01-02T03:04:05Z",
+        "scraped_at": "2026-01-02T03:04:05Z",
         "content_hash": f"sha256:{name}",
         **fields,
     }
@@ -304,7 +304,7 @@ def test_full_and_combined_hold_every_page_once_in_crawl_order(tmp_path: Path) -
         "url": BASE + "/docs/rules",
         "title": 'Rules "quoted"',
         "description": None,
-        "crawled_at": "2026-01-02T03:04:05Z",
+        "scraped_at": "2026-01-02T03:04:05Z",
         "content_hash": "sha256:docs/rules",
     }
     # a body line "---" is written "--- ": the lines "---" are the headers' only

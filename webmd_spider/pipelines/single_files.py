@@ -5,7 +5,9 @@ Routes rows into the pure :class:`webmd_spider.rows.single_files.PageCollection`
 per output; the formats are described there):
 
 * a page row with Markdown is staged (any ``change``: a new or changed page, or an
-  unchanged one an incremental run sent whole);
+  unchanged one an incremental run sent whole), marked index-like when it is a
+  generated index, a search page or a listing (``rows.index_pages``, from the row's
+  URL, links and text: llms.txt lists it under ``## Optional``);
 * a page row with ``change == "unchanged"`` and no Markdown keeps the previous run's
   entry; one the previous files do not hold stays out, and the run says how many at
   the end (a warning: run once without incremental state to add them);
@@ -33,6 +35,7 @@ from scrapy.crawler import Crawler
 
 from webmd_spider.items import Row
 from webmd_spider.options import OptionsError
+from webmd_spider.rows.index_pages import index_like_row
 from webmd_spider.rows.single_files import (
     PageCollection,
     PageEntry,
@@ -122,8 +125,10 @@ class SingleFilesPipeline:
                     site_name=item.site_name,
                     website=item.website,
                     depth=item.depth,
-                    crawled_at=item.scraped_at,
+                    scraped_at=item.scraped_at,
                     content_hash=item.content_hash,
+                    # from the row's links and text, no second look at the page
+                    index_like=index_like_row(item),
                 )
                 for _, _, collection in self.outputs:
                     collection.page(entry, alias)

@@ -6,14 +6,22 @@ Twisted). The Scrapy glue is ``webmd_spider.pipelines.single_files``.
 
 The files:
 
-* ``llms.txt``: an H1 with the site's name (the home page's ``site_name``, else its
-  title, else its host), a blockquote with the home page's description (left out when
-  it has none), then one ``## section`` per top-level path (``/docs/...`` and ``/docs/``
-  are "docs"; pages at the top, such as ``/`` or ``/team.html``, are "Pages"), each a list
-  of ``- [title](url): description`` lines (``: description`` left out when there is
-  none), as https://llmstxt.org/ lays it out. Every line is one line: titles and
-  descriptions are folded to one line, square brackets in a title become parentheses
-  and spaces and parentheses in a URL are percent-encoded, so a line always matches
+* ``llms.txt``: an H1 with the site's name (:func:`site_name`: the home page's
+  ``site_name`` (``og:site_name``), else the pages' ``site_name``, else the suffix its
+  pages' titles share (`` — Python 3.11.2 documentation``), else the home page's title
+  without its suffix, else its host), a blockquote with the home page's description
+  (left out when it has none), then one ``## section`` per top-level path (``/docs/...``
+  and ``/docs/`` are "docs"; pages at the top, such as ``/`` or ``/team.html``, are
+  "Pages"), each a list of ``- [title](url): description`` lines (``: description``
+  left out when there is none), as https://llmstxt.org/ lays it out. Index-like pages
+  (``rows.index_pages``: generated indexes, search pages, tag and archive listings;
+  never the home page) come last, under ``## Optional``, the section llmstxt.org names
+  for links a reader may skip. A title is written without the site's name that ends it
+  (``Index — Python 3.11.2 documentation`` is "Index"), and no two lines have the same
+  title: a repeated one is followed by its page's path (``Index (genindex-A.html)``).
+  Every line is one line: titles and descriptions are folded to one line, square
+  brackets in a title become parentheses and spaces and parentheses in a URL are
+  percent-encoded, so a line always matches
   ``- \\[[^\\]]+\\]\\([^)\\s]+\\)(: .+)?``. A top-level folder named "Optional" (which
   llmstxt.org reserves for skippable links) is the section "/Optional/". With several
   websites in one crawl each section names its website first (``example.com: docs``).
@@ -21,7 +29,7 @@ The files:
   order, each page once, as its ``# Title`` line (the page's own first line when it is
   an H1, else its title), a ``Source: URL`` line, and its body.
 * the combined file: every page's Markdown in crawl order, each page once, after a
-  header between two ``---`` lines: ``url``, ``title``, ``description``, ``crawled_at``,
+  header between two ``---`` lines: ``url``, ``title``, ``description``, ``scraped_at``,
   ``content_hash``, one ``key: value`` line each with the value in JSON (a string or
   ``null``; YAML reads it too). So that the lines ``---`` only ever delimit headers, a
   body line that is exactly ``---`` is written ``--- `` (one trailing space: still a
@@ -45,6 +53,7 @@ import contextlib
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -58,6 +67,11 @@ from webmd_spider.urls import canonicalize
 SIDECAR_NAME = ".webmd-pages.jsonl"
 #: the section of pages at the top of a website
 TOP_SECTION = "Pages"
+#: the section of index-like pages, last (llmstxt.org: links that may be skipped)
+OPTIONAL_SECTION = "Optional"
+#: what separates a page's own title from the site's name in ``<title>``
+#: (an em dash, an en dash, a bar, a hyphen, a middle dot, "::", a guillemet)
+TITLE_SEPARATORS = (" \u2014 ", " \u2013 ", " | ", " - ", " \u00b7 ", " :: ", " \u00bb ")
 
 
 @dataclass(slots=True)
@@ -71,8 +85,12 @@ class PageEntry:
     site_name: str | None = None
     website: str | None = None
     depth: int | None = None
-    crawled_at: str | None = None
+    #: the row's ``scraped_at`` (the combined file's header; the rows' column name)
+    scraped_at: str | None = None
     content_hash: str | None = None
+    #: a generated index, search page or listing (``rows.index_pages``): llms.txt
+    #: lists it under ``## Optional``
+    index_like: bool = False
 
 
 #: where a page's line is: ("new", offset, length) in this run's staging file, or
@@ -227,15 +245,72 @@ def write_combined(path: Path, collection: PageCollection) -> None:
     _replace(path, map(combined_section, collection.entries()))
 
 
-def site_heading(heads: list[PageEntry]) -> tuple[str, str | None]:
-    """(the site's name, the home page's description) for the H1 and the summary:
-    the home page is the first page at the root path, else the first page."""
+def home_of(heads: list[PageEntry]) -> PageEntry | None:
+    """The home page: the first page at the root path, else the first page."""
     if not heads:
+        return None
+    return next((h for h in heads if urlsplit(h.url).path in ("", "/")), heads[0])
+
+
+def site_heading(heads: list[PageEntry]) -> tuple[str, str | None]:
+    """(the site's name, the home page's description) for the H1 and the summary."""
+    home = home_of(heads)
+    if home is None:
         return TOP_SECTION, None
-    home = next((h for h in heads if urlsplit(h.url).path in ("", "/")), heads[0])
-    names = (home.site_name, home.title, urlsplit(home.url).netloc, home.url)
-    name = next(filter(None, map(_one_line, names)), TOP_SECTION)
-    return name, _one_line(home.description) or None
+    return site_name(heads), _one_line(home.description) or None
+
+
+def site_name(heads: list[PageEntry]) -> str:
+    """The site's name: the home page's ``site_name``, else the one most pages give,
+    else the suffix most titles share (:func:`shared_title_suffix`),
+    else the home page's title without its suffix, else its host."""
+    home = home_of(heads)
+    if home is None:
+        return TOP_SECTION
+    name = _one_line(home.site_name)
+    if name:
+        return name
+    names = Counter(filter(None, (_one_line(h.site_name) for h in heads)))
+    if names:
+        return names.most_common(1)[0][0]
+    suffix = shared_title_suffix(heads)
+    if suffix:
+        return suffix
+    title = _one_line(home.title)
+    if title:
+        head, _ = split_title(title)
+        return head or title
+    return next(filter(None, map(_one_line, (urlsplit(home.url).netloc, home.url))), TOP_SECTION)
+
+
+def split_title(title: str) -> tuple[str, str]:
+    """(the page's own title, the suffix after the last separator) of a ``<title>``
+    such as ``os — Operating system interfaces — Python 3.11.2 documentation``; the
+    suffix is "" when there is no separator."""
+    best = -1
+    width = 0
+    for separator in TITLE_SEPARATORS:
+        at = title.rfind(separator)
+        if at > best:
+            best, width = at, len(separator)
+    if best <= 0:
+        return title, ""
+    return title[:best].strip(), title[best + width :].strip()
+
+
+def shared_title_suffix(heads: list[PageEntry]) -> str:
+    """The suffix most suffixed page titles end with (a site's name: `` | Acme``),
+    when at least two titles and half of those with a suffix share it, else "".
+
+    Half of the suffixed titles, not of all: extraction already takes the site's name
+    out of most titles (``extract.metadata.page_title``), and the titles it leaves whole
+    are often those of generated pages (``Index — Python 3.11.2 documentation``)."""
+    titles = [t for t in (_one_line(h.title) for h in heads) if t]
+    suffixes = Counter(s for s in (split_title(t)[1] for t in titles) if s)
+    if not suffixes:
+        return ""
+    suffix, count = suffixes.most_common(1)[0]
+    return suffix if count >= 2 and 2 * count >= suffixes.total() else ""
 
 
 def section_of(url: str) -> str:
@@ -252,24 +327,58 @@ def section_of(url: str) -> str:
 def llms_index(heads: list[PageEntry]) -> str:
     """The text of ``llms.txt`` for these pages (see the module docstring)."""
     title, summary = site_heading(heads)
+    home = home_of(heads)
     websites = {_website(h) for h in heads}
+    labels = _labels(heads, title)
     sections: dict[str, list[str]] = {}
-    for head in heads:
-        section = section_of(head.url)
-        if len(websites) > 1:
-            section = f"{_website(head)}: {section}"
-        label = next(filter(None, map(_link_text, (head.title, urlsplit(head.url).path))), "")
-        line = f"- [{label or _link_text(head.url)}]({_link_url(head.url)})"
+    optional: list[str] = []
+    for head, label in zip(heads, labels, strict=True):
+        line = f"- [{label}]({_link_url(head.url)})"
         description = _one_line(head.description)
         if description:
             line += f": {description}"
+        if head.index_like and head is not home:
+            optional.append(line)  # after every other section
+            continue
+        section = section_of(head.url)
+        if len(websites) > 1:
+            section = f"{_website(head)}: {section}"
         sections.setdefault(section, []).append(line)
+    if optional:
+        sections[OPTIONAL_SECTION] = optional
     parts = [f"# {title}\n"]
     if summary:
         parts.append(f"\n> {summary}\n")
     for section, lines in sections.items():
         parts.append(f"\n## {section}\n\n" + "\n".join(lines) + "\n")
     return "".join(parts)
+
+
+def _labels(heads: list[PageEntry], name: str) -> list[str]:
+    """Each page's link text in llms.txt: its title without the site's ``name`` that
+    ends it (else its path, else its URL); a text two pages share is followed by each
+    page's path (its URL when paths repeat too), so that no two lines read the same."""
+    labels: list[str] = []
+    for head in heads:
+        title = _one_line(head.title)
+        own, suffix = split_title(title)
+        if suffix and suffix == name and own:
+            title = own
+        texts = (title, urlsplit(head.url).path)
+        labels.append(next(filter(None, map(_link_text, texts)), "") or _link_text(head.url))
+    counts = Counter(labels)
+    for index, (head, label) in enumerate(zip(heads, labels, strict=True)):
+        if counts[label] > 1:
+            parts = urlsplit(head.url)
+            where = unquote(parts.path).strip("/") or "/"
+            labels[index] = _link_text(
+                f"{label} ({where}{'?' if parts.query else ''}{parts.query})"
+            )
+    counts = Counter(labels)
+    for index, (head, label) in enumerate(zip(heads, labels, strict=True)):
+        if counts[label] > 1:  # one path on two websites: the whole URL says which
+            labels[index] = _link_text(f"{label.rsplit(' (', 1)[0]} ({head.url})")
+    return labels
 
 
 def full_section(entry: PageEntry) -> str:
@@ -289,7 +398,7 @@ def combined_section(entry: PageEntry) -> str:
         "url": entry.url,
         "title": entry.title,
         "description": entry.description,
-        "crawled_at": entry.crawled_at,
+        "scraped_at": entry.scraped_at,
         "content_hash": entry.content_hash,
     }
     lines = [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in header.items()]
@@ -300,7 +409,7 @@ def combined_section(entry: PageEntry) -> str:
 
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
-    f.name: (int,) if f.name == "depth" else (str,) for f in fields(PageEntry)
+    f.name: {"depth": (int,), "index_like": (bool,)}.get(f.name, (str,)) for f in fields(PageEntry)
 }
 
 
@@ -315,14 +424,18 @@ def _entry_of(line: bytes) -> PageEntry | None:
         return None
     if not isinstance(data, dict):
         return None
+    if "scraped_at" not in data and "crawled_at" in data:
+        data["scraped_at"] = data["crawled_at"]  # a sidecar written before the rename
     values: dict[str, Any] = {}
     for name, types in _FIELD_TYPES.items():
         value = data.get(name)
         required = name in ("url", "markdown")
         if (value is None and required) or (value is not None and not isinstance(value, types)):
             return None
-        if isinstance(value, bool):  # a bool is an int to isinstance
+        if isinstance(value, bool) and bool not in types:  # a bool is an int to isinstance
             return None
+        if value is None and name == "index_like":
+            value = False  # a sidecar written before index pages were told apart
         values[name] = value
     if not values["url"]:
         return None
