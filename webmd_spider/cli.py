@@ -465,8 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub.add_parser("crawl", help="crawl URL... into Markdown rows (see webmd crawl --help)")
     # own parsers too (webmd serve --help, webmd mcp --help); listed here for webmd --help
-    sub.add_parser("serve", help="the POST /web/crawl HTTP API (extra: webmd-spider[serve])")
-    sub.add_parser("mcp", help="the MCP server for agents (extra: webmd-spider[mcp])")
+    sub.add_parser("serve", help="the POST /web/crawl HTTP API (the serve extra)")
+    sub.add_parser("mcp", help="the MCP server for agents (the mcp extra)")
     _add_convert(sub)
     _add_state(sub)
     argv = list(sys.argv[1:] if argv is None else argv)

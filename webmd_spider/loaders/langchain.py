@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from webmd_spider.extras import install_hint
+
 try:
     from langchain_core.document_loaders import BaseLoader
     from langchain_core.documents import Document
 except ImportError as exc:  # the extra is optional: say which one to install
-    raise ImportError(
-        "this loader needs langchain-core: pip install 'webmd-spider[langchain]'"
-    ) from exc
+    raise ImportError(f"this loader needs langchain-core: {install_hint('langchain')}") from exc
 
 from webmd_spider.loaders.source import CrawlSource
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from webmd_spider.extras import install_hint
+
 try:
     from llama_index.core.readers.base import BaseReader
     from llama_index.core.schema import Document
 except ImportError as exc:  # the extra is optional: say which one to install
-    raise ImportError(
-        "this loader needs llama-index-core: pip install 'webmd-spider[llamaindex]'"
-    ) from exc
+    raise ImportError(f"this loader needs llama-index-core: {install_hint('llamaindex')}") from exc
 
 from webmd_spider.loaders.records import BOOKKEEPING_KEYS, Record
 from webmd_spider.loaders.source import CrawlSource
