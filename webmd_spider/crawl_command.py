@@ -16,9 +16,15 @@ What the user sees:
   rejected URLs by reason, the stop reason, the time and where the files went, and a
   hint naming the likely fix when no page was written (:func:`hints`).
 
-Exit codes: 0 when the crawl ran (even if every row is a diagnostic: the rows say
-why), 1 when it could not start (an unusable start, a file that cannot be written),
-2 for a bad flag or option value (one line on stderr, no traceback).
+Exit codes:
+
+* 0: the crawl ran and at least one website gave a page row;
+* 1: it could not start (an unusable start, a file that cannot be written) or failed;
+* 2: a bad flag or option value (one line on stderr, no traceback);
+* 3: the crawl ran but no website gave a page (every row is a diagnostic: no such
+  host, nothing listening, robots.txt, the SSRF guard...); the summary's last lines
+  are hints naming the cause (:func:`hints`). A script can tell "nothing to read"
+  from success without reading the rows.
 """
 
 from __future__ import annotations
@@ -36,7 +42,13 @@ from typing import Any
 from webmd_spider.api import crawl_values, read_summary, start_refusal, stop
 from webmd_spider.crawl_process import FEED_FORMATS, feed_format, start_crawl
 from webmd_spider.options import DISCOVERY_MODES, SCOPE_MODES, OptionsError
+
+# re-exported: the hints are this command's (``webmd crawl``'s last lines), shared with crawl()
+from webmd_spider.rows.hints import hints as hints
 from webmd_spider.rows.ledger import format_counts
+
+#: the exit code of a run that ran but wrote no page on any website
+EXIT_NO_PAGE = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +253,22 @@ def run(argv: Sequence[str], *, extra_settings: Sequence[tuple[str, str]] = ()) 
     files = output_files(out, child.summary_file, log, values)
     sys.stdout.write("\n".join(summary_lines(summary, files, diagnostics(out))) + "\n")
     sys.stdout.flush()
-    return 0
+    return 0 if page_count(summary, out) else EXIT_NO_PAGE
+
+
+def page_count(summary: dict[str, Any], feed: Path) -> int:
+    """The page rows the run wrote: the summary's count, else (no summary) the JSON
+    lines feed's page rows; 0 when neither can be read."""
+    rows = summary.get("rows")
+    if isinstance(rows, dict):
+        return int(rows.get("page") or 0)
+    if feed.suffix.lower() != ".jsonl":
+        return 0
+    try:
+        with open(feed, encoding="utf-8") as handle:
+            return sum('"row_type":"page"' in line for line in handle)
+    except OSError:
+        return 0
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -354,37 +381,3 @@ def _removed_line(summary: dict[str, Any]) -> str:
         lost, url = max(worst)
         line += f"; most code/tables/signatures: {url} ({lost})"
     return line
-
-
-def hints(summary: dict[str, Any], errors: Sequence[str] = ()) -> list[str]:
-    """What to try when the run wrote no page: the SSRF allowlist, robots.txt, the
-    budgets, the address. Empty when pages were written."""
-    rows = summary.get("rows", {})
-    if rows.get("page", 0):
-        return []
-    found: list[str] = []
-    text = " ".join(errors).lower()
-    if "ssrf guard" in text:
-        found.append(
-            "the address is loopback or private, which the SSRF guard refuses: add "
-            "--allow-local for your own machine or network (or -a ssrf_allowlist=HOST:PORT)"
-        )
-    if "robots.txt" in text:
-        found.append(
-            "robots.txt disallows these pages for our user agent; crawl what it allows "
-            "(-a respect_robots=false only on a site you own)"
-        )
-    stop_reason = str(summary.get("stop_reason", ""))
-    if "budget" in stop_reason:
-        found.append(
-            f"the run stopped on its {stop_reason.replace('_', ' ')}: raise --max-pages or "
-            "-a max_run_secs"
-        )
-    by_type = summary.get("errors", {})
-    if not found and (by_type.get("unreachable") or by_type.get("timeout")):
-        found.append("the server did not answer: check the URL and that the site is up")
-    if not found and by_type.get("http-error"):
-        found.append("the start page answered with an HTTP error: check the URL")
-    if not found and not rows.get("diagnostic", 0):
-        found.append("nothing was found to crawl: check the start URL and --include/--exclude")
-    return found

@@ -256,6 +256,12 @@ class StartInput:
     kind: str
     error: str | None = None
 
+    @property
+    def scheme_typed(self) -> bool:
+        """Whether the user wrote the scheme (``http://``, ``https://``). Without one
+        the scheme is ours to find: https first, then http (:func:`start_candidates`)."""
+        return "://" in self.raw
+
 
 def _invalid(raw: str, error: str) -> StartInput:
     return StartInput(raw=raw, url=None, kind="invalid", error=error)
@@ -330,10 +336,13 @@ def parse_start_input(raw: str) -> StartInput:
         return _invalid(raw, "malformed address: no host name")
     if problem := _host_problem(host):
         return _invalid(raw, problem)
-    if not has_scheme and _is_ip_literal(host):
+    if not has_scheme and _is_ip_literal(host) and parts.port is None:
         # A bare address names a machine, not a website (and is how SSRF probes look):
-        # crawling one must be asked for explicitly, with a scheme.
-        return _invalid(raw, f"a bare IP address; give a full URL such as http://{host}/")
+        # crawling one must be asked for explicitly, with a scheme. With a port
+        # (``127.0.0.1:8765/``) it names a service: it is probed like any scheme-less
+        # start (the SSRF guard still judges the address).
+        netloc = parts.netloc.rpartition("@")[2]
+        return _invalid(raw, f"a bare IP address; give a full URL such as http://{netloc}/")
     url = canonicalize(text)
     at_root = parts.path in ("", "/") and not parts.query
     # Typed without a scheme means "the website"; with one, exactly that root.
@@ -388,6 +397,37 @@ def discovery_candidates(domain_input_url: str) -> list[str]:
     candidates.append(f"http://{netloc}/")
     # Canonical form drops the default port each scheme would otherwise carry.
     return [canonicalize(c) for c in candidates]
+
+
+def start_candidates(start: StartInput) -> list[str]:
+    """The roots whose robots.txt is asked, in order, for a valid start: the first that
+    answers is the website's root.
+
+    A bare domain probes :func:`discovery_candidates`; a page typed without a scheme
+    (``localhost:8765/library/``) probes ``https://`` then ``http://`` on its own host
+    and port (a page is not moved to ``www.``); a start with a scheme has its own root
+    only.
+    """
+    assert start.url is not None, "an invalid start has no candidates"
+    if start.kind == "domain":
+        return discovery_candidates(start.url)
+    parts = urlsplit(start.url)
+    netloc = parts.netloc.rpartition("@")[2]
+    if start.scheme_typed:
+        return [f"{parts.scheme}://{parts.netloc}/"]
+    return [canonicalize(f"https://{netloc}/"), canonicalize(f"http://{netloc}/")]
+
+
+def moved_to_root(start: StartInput, root: str) -> StartInput:
+    """``start`` with the scheme and host of ``root`` (the candidate whose robots.txt
+    answered) when the user did not type its scheme; else ``start`` unchanged."""
+    if start.url is None or start.scheme_typed:
+        return start
+    page, target = urlsplit(start.url), urlsplit(root)
+    if (page.scheme, page.netloc) == (target.scheme, target.netloc):
+        return start
+    url = canonicalize(urlunsplit((target.scheme, target.netloc, page.path, page.query, "")))
+    return StartInput(raw=start.raw, url=url, kind=start.kind, error=start.error)
 
 
 # --------------------------------------------------------------------------- #

@@ -96,13 +96,16 @@ async def test_traps_are_refused_and_counted(serve_site: Serve, tmp_path: Path) 
 def test_bare_ip_and_other_unusable_inputs() -> None:
     for raw in (
         "10.0.0.1",
-        "127.0.0.1:8080",
         "0x7f000001",
         "someone@example.com",
         "ftp://x.example/",
     ):
         assert parse_start_input(raw).kind == "invalid", raw
     assert parse_start_input("http://127.0.0.1:8080/").kind == "root"
+    # with a port an address names a service: probed https then http (issue 31), the
+    # SSRF guard still judging the address
+    assert parse_start_input("127.0.0.1:8080").kind == "domain"
+    assert "http://10.0.0.1/" in (parse_start_input("10.0.0.1").error or "")
 
 
 @deferred_f_from_coro_f

@@ -16,6 +16,10 @@
   still queued when its website stops is a fetched URL too, which the spider reports
   with a ``blocked`` row rather than as not fetched.
 
+* A robots.txt probe whose failure names a cause that an immediate retry cannot change
+  (``network_causes``: no such host, nothing listening, plain HTTP answering TLS) is
+  marked ``dont_retry``: Scrapy's RetryMiddleware, below, would only ask again.
+
 * A download given up on time (DOWNLOAD_TIMEOUT) frees Scrapy's slot at once, but the
   server is still working on it: the next request went out beside it, and five were in
   flight to a website whose ``max_concurrency`` is 4 (issue 16 item 8). The abandoned
@@ -44,6 +48,7 @@ from scrapy.exceptions import DownloadTimeoutError, IgnoreRequest
 from scrapy.http import Response
 from twisted.internet import error as tx_error
 
+from webmd_spider.downloadermiddlewares.network_causes import network_cause
 from webmd_spider.policy.politeness import (
     MAX_REFUSALS_PER_SITE,
     MAX_REFUSALS_PER_URL,
@@ -154,7 +159,12 @@ class PolitenessMiddleware:
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         """A timed-out download keeps its place in its slot a while (module docstring);
-        RetryMiddleware (below) still decides about retrying it."""
+        RetryMiddleware (below) still decides about retrying it. A robots.txt probe that
+        failed for a cause that cannot change at once (no such host, nothing listening,
+        plain HTTP answering TLS: ``network_causes``) is not retried: the spider tries
+        the next root of the ladder or stops the website now (issue 31)."""
+        if request.meta.get("webmd_kind") == "robots" and network_cause(exception, request.url):
+            request.meta["dont_retry"] = True
         if not isinstance(exception, TIMEOUTS):
             self._release_slot(request, 0)
             return

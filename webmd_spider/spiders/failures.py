@@ -8,7 +8,10 @@ The cause is looked for along the exception's chain: Scrapy wraps Twisted's
 malformed response found by our download handler (``http_handler``) travels inside
 those. A response the server got wrong (a header section over the cap, a body whose
 Content-Encoding does not decode, a redirect to a non-http URL) is an ``http-error``
-with a message naming the fault, not ``unreachable``: the server answered.
+with a message naming the fault, not ``unreachable``: the server answered. A failure
+below HTTP that names its cause (no such host, nothing listening on the port, plain
+HTTP answering TLS: ``downloadermiddlewares/network_causes.py``) is ``unreachable``
+with a message that starts with that cause.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from twisted.internet import error as tx_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed
 
+from webmd_spider.downloadermiddlewares.network_causes import network_cause
 from webmd_spider.downloadermiddlewares.politeness import TIMEOUTS
 from webmd_spider.downloadermiddlewares.redirect_guard import OFFSITE_REDIRECT
 from webmd_spider.transport.http_handler import ResponseHeadersTooLarge
@@ -146,6 +150,12 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
         return "timeout", "the server did not send the whole response in time"
     if isinstance(exc, UnsupportedURLSchemeError):
         return "invalid-input", f"unsupported URL scheme: {text}"
+    request = getattr(failure, "request", None)
+    named = network_cause(exc, request.url) if request is not None else None
+    if named is not None:
+        # the row names the cause ("no such host: ...", "nothing listening on ...",
+        # "plain HTTP on this port: ..."), which the run's hint repeats
+        return "unreachable", named.message()
     if isinstance(exc, _UNREACHABLE):
         return "unreachable", f"the server could not be reached ({type(exc).__name__}: {text})"
     if isinstance(exc, IgnoreRequest):

@@ -11,6 +11,18 @@ cut there, whatever its size; a redirect to another website gives the rules (RFC
 that joined the crawl through a link (``follow_subdomains``, ``added``) begins the same
 way; when it cannot be crawled, the links that waited for it are counted as not fetched
 (``SubdomainSites.drop``).
+
+Failing fast (issue 31): a probe that fails below HTTP names its cause
+(``downloadermiddlewares/network_causes.py``: no such host, nothing listening on the
+port, plain HTTP answering TLS). The ladder then skips the candidates that cannot
+answer either (the same unresolvable name, the same refusing port) and moves on, so a
+start typed without a scheme on a plain-HTTP port is crawled over ``http://`` (the
+scheme used is logged and kept in the run summary's warnings). When no candidate
+answers the website stops at once with a diagnostic row naming the cause: RFC 9309
+§2.3.1.4 makes a robots.txt unreachable through network errors complete disallow, and a
+host that does not resolve or refuses connections is down for this run. Only a
+robots.txt that answers 5xx (or 429) is asked again later in the run (``_retry_later``):
+the server is there and may recover.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ from scrapy.http import Response
 from twisted.internet.base import DelayedCall
 from twisted.python.failure import Failure
 
+from webmd_spider.downloadermiddlewares.network_causes import network_cause
 from webmd_spider.items import Row, diagnostic_row
 from webmd_spider.options import JobOptions
 from webmd_spider.policy.robots import RobotsRules
@@ -35,7 +48,7 @@ from webmd_spider.spiders.responses import robots_root, root_of
 from webmd_spider.spiders.sitemap_discovery import ROBOTS_MAX_REDIRECTS
 from webmd_spider.spiders.startup import call_later
 from webmd_spider.spiders.subdomains import SubdomainSites
-from webmd_spider.urls import StartInput
+from webmd_spider.urls import StartInput, moved_to_root
 
 logger = logging.getLogger("webmd_spider.spiders.site")
 
@@ -78,8 +91,15 @@ class RobotsFlow:
         #: robots.txt files to be asked again later in the run (their timers)
         self.retries: set[DelayedCall] = set()
 
-    def request(self, site: SiteState, candidates: list[str], pages: list[StartInput]) -> Request:
-        """The robots.txt request of ``site`` at the first of its root ``candidates``."""
+    def request(
+        self,
+        site: SiteState,
+        candidates: list[str],
+        pages: list[StartInput],
+        tried: list[str] | None = None,
+    ) -> Request:
+        """The robots.txt request of ``site`` at the first of its root ``candidates``;
+        ``tried`` says why the candidates before it failed (``root: cause``)."""
         return Request(
             candidates[0] + "robots.txt",
             callback=self._callback,
@@ -94,6 +114,7 @@ class RobotsFlow:
                 "webmd_kind": "robots",
                 "webmd_candidates": candidates,
                 "webmd_pages": pages,
+                "webmd_tried": tried or [],
                 "download_slot": site.website,
                 # RFC 9309 §2.3.1.2: follow at least five consecutive redirects
                 "redirect_ttl": ROBOTS_MAX_REDIRECTS,
@@ -117,6 +138,12 @@ class RobotsFlow:
         site = self.ledger.sites[response.meta["webmd_site"]]
         pages: list[StartInput] = response.meta["webmd_pages"]
         site.root = robots_root(site.website, response)
+        tried: list[str] = response.meta.get("webmd_tried") or []
+        if tried:
+            # the ladder moved on: say which scheme (and host) the website is crawled at
+            message = f"{site.website}: crawling {site.root} ({'; '.join(tried)})"
+            logger.info(message)
+            self.ledger.warn(message)
         if self.options.respect_robots:
             rules = RobotsRules.from_response(
                 response.status, response.body, self.options.robots_token
@@ -162,14 +189,25 @@ class RobotsFlow:
             )
             return
         candidates: list[str] = request.meta["webmd_candidates"][1:]
+        tried: list[str] = [
+            *request.meta.get("webmd_tried", ()),
+            f"{root_of(request.url)}: {message}",
+        ]
+        cause = network_cause(failure.value, request.url)
+        if cause is not None:
+            # a name that does not resolve, a port that refuses: the same elsewhere
+            candidates = [c for c in candidates if not cause.rules_out(c + "robots.txt")]
         if candidates:
-            yield self.request(site, candidates, pages)
+            yield self.request(site, candidates, pages, tried)
             return
-        if error_type in ("unreachable", "timeout") and self._retry_later(
-            site, request.url, pages, message
-        ):
-            return
+        # No robots.txt retry later: the host did not answer at all (RFC 9309 §2.3.1.4:
+        # unreachable means complete disallow), so the website stops now, its row naming
+        # the cause; only an answered 5xx is asked again (`answered`).
         site.stop_reason = "unreachable"
+        if len(tried) > 1:
+            others = ", ".join(t.split(": ", 1)[0] for t in tried[:-1])
+            message = f"{message} (also tried {others})"
+        logger.warning("%s: could not reach the website: %s", site.website, message)
         yield from self._fail_site(
             site, request.url, pages, error_type, f"could not reach the website: {message}"
         )
@@ -185,6 +223,10 @@ class RobotsFlow:
         self, site: SiteState, rules: RobotsRules, pages: list[StartInput]
     ) -> Iterator[Any]:
         self.robots[site.website] = rules
+        if site.root is not None:
+            # pages typed without a scheme go where the website answered (http:// when
+            # its https:// probe met plain HTTP)
+            pages = [moved_to_root(page, site.root) for page in pages]
         yield from self._apply_crawl_delay(site, rules)
         yield from self._begin(site, rules, pages)
 
@@ -220,6 +262,8 @@ class RobotsFlow:
         if site.robots_retries >= 1 or wait <= 0 or wait + ROBOTS_RETRY_MARGIN_SECS > remaining:
             return False
         site.robots_retries += 1
+        if self.crawler is not None and self.crawler.stats is not None:
+            self.crawler.stats.inc_value("webmd/robots_retries")  # counted: tests read it
         root = root_of(robots_url)
         message = f"{site.website}: robots.txt unavailable ({why}); asking again in {wait:g} s"
         logger.warning(message)

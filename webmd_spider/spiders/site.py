@@ -91,8 +91,8 @@ from webmd_spider.state.completion import PageCompletion, done_key
 from webmd_spider.urls import (
     StartInput,
     canonicalize,
-    discovery_candidates,
     site_key,
+    start_candidates,
 )
 
 logger = logging.getLogger(__name__)
@@ -294,10 +294,8 @@ class SiteSpider(Spider):
             pages = [i for i in items if i.kind == "page"]
             first = whole[0] if whole else items[0]
             assert first.url is not None
-            if first.kind == "domain":
-                candidates = discovery_candidates(first.url)
-            else:
-                candidates = [root_of(first.url)]
+            # a bare domain, or a page typed without a scheme, probes https then http
+            candidates = start_candidates(first)
             mode, discovery = ("site", "links") if whole else ("list", "list")
             site = SiteState(key, first.raw, mode, root=candidates[0], discovery=discovery)
             yield self.ledger.add_site(site), candidates, pages
