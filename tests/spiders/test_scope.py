@@ -128,3 +128,15 @@ async def test_sitemap_entries_outside_the_scope_are_rejected(
     listed = out_of_scope(tmp_path, server)
     assert "/guide/c.html" in listed and "/blog/post.html" in listed
     assert server.hits("/guide/c.html") == 0 and server.hits("/blog/post.html") == 0
+
+
+@deferred_f_from_coro_f
+async def test_a_start_that_redirects_moves_its_scope(serve_site: Serve, tmp_path: Path) -> None:
+    """``/guide`` answers 301 to ``/guide/``: the start's directory is where it landed."""
+    server = serve_site(write_site(tmp_path / "site", SITE))
+    rows = await crawl(tmp_path, start=server.base_url + "/guide")  # 301 -> /guide/
+    got = sorted(
+        (r["final_url"] or r["url"]).removeprefix(server.base_url) for r in by_type(rows, "page")
+    )
+    assert got == GUIDE
+    assert sum(server.hits(path) for path in OUTSIDE) == 0

@@ -262,7 +262,7 @@ class PageAnswers:
             # Not written again, but its links are still followed: paginated lists and
             # sites that point every page's canonical at the home page hide the rest.
             self._duplicate(site, meta, key, f"canonical is {doc.canonical}")
-            yield from follow(site, doc, directives, meta["webmd_depth"])
+            yield from follow(site, doc, directives, meta["webmd_depth"], response)
             return
         # a challenge page is HTML: a document's bytes say nothing of one
         body = b"" if kind is not None else response.body
@@ -304,7 +304,7 @@ class PageAnswers:
                 earlier = site.content.get(text_key(row.markdown) or b"")
             if earlier is not None:
                 self._duplicate(site, meta, key, f"content of {earlier}")
-                yield from follow(site, doc, directives, meta["webmd_depth"])
+                yield from follow(site, doc, directives, meta["webmd_depth"], response, row)
                 return
             if not self.budgets.claim_page(site, response.url):
                 return
@@ -340,14 +340,14 @@ class PageAnswers:
                 # a script's shell or a redirect page still links its site (Javadoc's
                 # index.html: a script redirect, and a link to module-summary.html):
                 # its links are followed as a page's are
-                yield from follow(site, doc, directives, meta["webmd_depth"])
+                yield from follow(site, doc, directives, meta["webmd_depth"], response, row)
             return
         if row.chunks is not None and row.markdown:
             # the chunks the row carries (an unchanged page's were dropped with its text)
             self._inc_stat("webmd/chunks", len(row.chunks))
         self.budgets.check_page_budget(site)
         yield row
-        yield from follow(site, doc, directives, meta["webmd_depth"])
+        yield from follow(site, doc, directives, meta["webmd_depth"], response, row)
 
     def _not_modified(
         self, site: SiteState, response: Response, common: dict[str, Any], key: str
