@@ -20,6 +20,11 @@ QUIET_LINKS = 60
 EXCLUDED_LINKS = MAX_LISTED + 100
 
 
+#: links marked rel="nofollow" on the home page (the case of issue 31: counted, not listed)
+MARKED_LINKS = 54
+MARKED = "".join(f'<a rel="nofollow" href="/n/{i}.html">{i}</a>' for i in range(MARKED_LINKS))
+
+
 def reason_key(entry: dict[str, str]) -> str:
     return entry["reason"].split(":", 1)[0]
 
@@ -34,7 +39,9 @@ async def test_every_counted_rejection_is_listed_up_to_the_limit_per_reason(
     site = write_site(
         tmp_path / "site",
         {
-            "index.html": prose_page("Home", "/quiet.html", "/flood.html"),
+            "index.html": prose_page("Home", "/quiet.html", "/flood.html").replace(
+                "</ul>", f"</ul>{MARKED}"
+            ),
             "quiet.html": quiet,
             # the flood comes second: its reason fills its own list, not the others'
             "flood.html": prose_page("Flood", *(f"/x/{i}.html" for i in range(EXCLUDED_LINKS))),
@@ -57,8 +64,10 @@ async def test_every_counted_rejection_is_listed_up_to_the_limit_per_reason(
         for e in summary["rejected"]
         if e["reason"] == "nofollow"
     }
-    assert quiet_listed == {f"/q/{i}.html" for i in range(QUIET_LINKS)}
-    assert counts["nofollow"] == QUIET_LINKS
+    assert quiet_listed == {f"/q/{i}.html" for i in range(QUIET_LINKS)} | {
+        f"/n/{i}.html" for i in range(MARKED_LINKS)
+    }
+    assert counts["nofollow"] == QUIET_LINKS + MARKED_LINKS
 
     # the excluded flood: counted in full, listed up to the limit, the rest said
     (excluded,) = [key for key in counts if key.startswith("excluded by pattern")]

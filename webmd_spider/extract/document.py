@@ -80,7 +80,7 @@ class Document:
     links: list[Link] = field(default_factory=list)
     page_links: list[str] = field(default_factory=list)
     #: links of the page marked rel="nofollow" (not in `page_links`): counted, not followed
-    nofollow_links: int = 0
+    nofollow_links: list[str] = field(default_factory=list)
     nofollow: bool = False
     meta_robots: str | None = None
     images: list[Image] = field(default_factory=list)

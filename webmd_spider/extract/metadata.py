@@ -426,20 +426,18 @@ def keywords(root: lxml.html.HtmlElement, metas: dict[str, list[str]]) -> list[s
     return list(dict.fromkeys(w for w in words if w))
 
 
-def page_links(tags: Tags, base: str) -> tuple[list[str], int]:
+def page_links(tags: Tags, base: str) -> tuple[list[str], list[str]]:
     """Every followable http(s) <a href> of the whole page: absolute (resolved as a
-    browser does, see `resolve`), no fragment, deduped, in order; and how many links are
-    marked ``rel="nofollow"``, which are not in the list (the page asks not to follow
-    them; the crawler counts them). Navigation links are included (the crawler decides
-    what to follow).
+    browser does, see `resolve`), no fragment, deduped, in order; and, the same way,
+    the links marked ``rel="nofollow"``, which are not in the first list (the page asks
+    not to follow them; the crawler counts and lists them as refused). Navigation links
+    are included (the crawler decides what to follow).
     """
     links: dict[str, None] = {}
-    refused = 0
+    refused: dict[str, None] = {}
     for anchor in tags["a"]:
         rel = anchor.get("rel")
-        if rel and "nofollow" in rel.lower().split():
-            refused += bool(anchor.get("href"))
-            continue
+        held = refused if rel and "nofollow" in rel.lower().split() else links
         href = strip_html5_whitespace(anchor.get("href") or "")
         if not href or href[0] == "#":  # in-page anchor, even when <base href> points elsewhere
             continue
@@ -448,8 +446,8 @@ def page_links(tags: Tags, base: str) -> tuple[list[str], int]:
         except ValueError:  # e.g. "http://[broken" raises in urllib
             continue
         if url and url.split(":", 1)[0].lower() in ("http", "https"):
-            links.setdefault(defrag_url(url), None)
-    return list(links), refused
+            held.setdefault(defrag_url(url), None)
+    return list(links), [url for url in refused if url not in links]
 
 
 # XPath's translate(@rel, 'CANOIL', 'canoil'), which the canonical test always used

@@ -392,7 +392,7 @@ class Frontier:
         if doc.nofollow_links:
             # rel="nofollow" links: discovered, refused (README: every discovered URL
             # ends as a row or a counted rejection)
-            self.ledger.rejected_counts["nofollow"] += doc.nofollow_links
+            self.ledger.reject_all(doc.nofollow_links, "nofollow", site.website)
         index_like = row is not None and row.row_type == "page" and index_like_row(row)
         held = site.held_links
         if held is not None and len(held) < MAX_HELD_PAGES:
