@@ -102,6 +102,11 @@ def test_a_start_that_redirects_moves_its_scope() -> None:
     assert scopes.moved(f"{BASE}/a/x.html", f"{BASE}/b/")
     assert scopes.admits("example.com", f"{BASE}/b/y.html", True)
     assert not scopes.admits("example.com", f"{BASE}/b/y.html", False)
+    # a start typed without a scheme, answered over http after the https probe failed,
+    # and then redirected: its scope still moves
+    scopes = StartScopes.build("auto", ["https://example.com/library"])
+    assert scopes.moved("http://example.com/library", "http://example.com/library/")
+    assert not scopes.admits("example.com", "http://example.com/blog/x.html", True)
     # a redirect to the home page does not widen a path's scope
     scopes = StartScopes.build("auto", [f"{BASE}/old/"])
     assert not scopes.moved(f"{BASE}/old/", f"{BASE}/")

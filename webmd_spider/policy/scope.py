@@ -144,6 +144,11 @@ class StartScopes:
         website = site_key(start_url)
         starts = self.starts.get(website)
         start, final = canonicalize(start_url), canonicalize(final_url)
+        if starts is not None and start not in starts:
+            # a start typed without a scheme may be answered over the other one (the
+            # discovery ladder's http after https): the same start on the same host
+            scheme, _, rest = start.partition("://")
+            start = f"{'http' if scheme == 'https' else 'https'}://{rest}"
         if starts is None or start not in starts or start == final:
             return False
         if site_key(final) != website or starts[start] == SITE:
