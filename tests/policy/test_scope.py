@@ -25,6 +25,12 @@ BASE = "https://example.com"
         (f"{BASE}/guide/", "auto", DIRECTORY),
         (f"{BASE}/guide/a.html", "auto", PAGE),
         (f"{BASE}/guide", "auto", PAGE),
+        # a directory's index file names the directory
+        (f"{BASE}/index.html", "auto", SITE),
+        (f"{BASE}/guide/index.html", "auto", DIRECTORY),
+        (f"{BASE}/guide/Default.aspx", "auto", DIRECTORY),
+        (f"{BASE}/guide/index.html", "page", PAGE),
+        (f"{BASE}/guide/indexes.html", "auto", PAGE),
         (f"{BASE}/guide/a.html", "site", SITE),
         (f"{BASE}/guide/a.html", "directory", DIRECTORY),
         (f"{BASE}/guide/", "page", PAGE),

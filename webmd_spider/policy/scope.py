@@ -64,12 +64,25 @@ def directory_of(path: str) -> str:
     return path[: path.rfind("/") + 1] or "/"
 
 
+#: the file names a web server answers a directory's URL with: a start at one is a
+#: start at its directory (``/docs/index.html`` is ``/docs/``, ``/index.html`` the root)
+_DIRECTORY_INDEXES = frozenset(
+    ("index.html", "index.htm", "index.php", "index.shtml", "default.htm", "default.html",
+     "default.asp", "default.aspx")
+)  # fmt: skip
+
+
 def start_mode(url: str, option: str) -> str:
     """The scope of one start URL: ``option`` unless it is ``auto``, which picks site
-    for the root, directory for a path ending in ``/``, page for any other path."""
+    for the root, directory for a path ending in ``/``, page for any other path. A
+    directory's index file (``index.html``, ``default.aspx``...) counts as its
+    directory: the user named the directory's home page."""
     if option != AUTO:
         return option
     path = path_of(canonicalize(url))
+    folder = directory_of(path)
+    if path != folder and path[len(folder) :].lower() in _DIRECTORY_INDEXES:
+        path = folder
     if path == "/":
         return SITE
     return DIRECTORY if path.endswith("/") else PAGE
