@@ -165,7 +165,10 @@ def test_a_bare_localhost_start_logs_its_failed_tls_probe_at_info(
         "-s", "WEBMD_SSRF_ALLOWLIST=localhost", "-s", "LOG_LEVEL=INFO", timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "Gave up retrying <GET https://localhost" in done.stderr  # the probe, at INFO
+    # the probe's failure, at INFO, naming its cause and the scheme the crawl took
+    # (issue 31: plain HTTP answering TLS is not retried, it moves the ladder to http)
+    assert f"INFO: localhost:{port}: crawling http://localhost:{port}/ (https://" in done.stderr
+    assert "plain HTTP on this port" in done.stderr
     assert not [line for line in done.stderr.splitlines() if "] ERROR:" in line]
     assert "'log_count/ERROR'" not in done.stderr
     assert read_rows(tmp_path / "r.jsonl")[0]["row_type"] == "page"
