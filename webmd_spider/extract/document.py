@@ -31,6 +31,9 @@ class ExtractOptions:
     #: repeats (``repeated.RepeatedParagraphs``), left out of `markdown` and `text` (not
     #: of `content_hash`); None: the option is off and no paragraph is keyed
     repeated_paragraphs: frozenset[str] | None = None
+    #: the page's type, when the caller knows it (tests, benchmarks with labelled
+    #: pages): one of `page_type.PAGE_TYPES`; "" = classify the page (issue 32)
+    page_type: str = ""
 
 
 @dataclass(slots=True)
@@ -87,6 +90,11 @@ class Document:
     #: data tables of the content: {index, caption, headers, header_rows, rows}, spans expanded
     tables: list[dict[str, Any]] = field(default_factory=list)
     extraction_method: str = "none"
+    #: what kind of page this is (`page_type.PAGE_TYPES`: article, forum, product,
+    #: collection, listing, documentation, service, other), and the evidence for it as
+    #: short strings ("json-ld:Product", "repeated cards: 24")
+    page_type: str | None = None
+    page_type_evidence: list[str] = field(default_factory=list)
     boilerplate_ratio: float = 0.0
     word_count: int = 0
     #: words of the whole content before a `max_chars` cut (equals word_count otherwise)

@@ -32,6 +32,7 @@ from webmd_spider.extract.metadata import (
     generator_of,
     page_tags,
 )
+from webmd_spider.extract.page_type import PAGE_TYPES, PageType, classify_page
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.periphery import trim_periphery
 from webmd_spider.extract.root import select_content, whole_page
@@ -154,6 +155,11 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     # before any chrome rule reads a signature's box
     convert_declarations(root, audit, generator=generator)
     site = site_key(url)
+    if opts.page_type in PAGE_TYPES:
+        kind = PageType(opts.page_type, ("given",))
+    else:
+        kind = classify_page(root, ld_types=doc.json_ld_types, url=url)
+    doc.page_type, doc.page_type_evidence = kind.name, list(kind.evidence)
     if opts.main_content_only:
         selection = select_content(root, site=site, audit=audit, generator=generator)
         trimmed = trim_periphery(
