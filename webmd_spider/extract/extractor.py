@@ -35,6 +35,7 @@ from webmd_spider.extract.metadata import (
 from webmd_spider.extract.page_type import PAGE_TYPES, PageType, classify_page
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.periphery import trim_periphery
+from webmd_spider.extract.profiles import PROFILES, ProfileInput
 from webmd_spider.extract.root import select_content, whole_page
 from webmd_spider.extract.widgets import remove_widgets
 from webmd_spider.urls import site_key
@@ -161,18 +162,25 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         kind = classify_page(root, ld_types=doc.json_ld_types, url=url)
     doc.page_type, doc.page_type_evidence = kind.name, list(kind.evidence)
     if opts.main_content_only:
-        selection = select_content(root, site=site, audit=audit, generator=generator)
-        trimmed = trim_periphery(
-            selection.root,
-            selection.h1,
-            description=doc.description,
-            keep_captions=opts.keep_captions,
-            site=site,
-            article_meta=bool(doc.published_at or doc.author),
-            stats=selection.stats,
-            audit=audit,
-            titled=selection.title_block is not None,
-        )
+        profile = PROFILES.get(kind.name)
+        chosen = None
+        if profile is not None:
+            chosen = profile(ProfileInput(root, kind, doc, site, generator, opts, audit))
+        if chosen is not None:
+            selection, trimmed = chosen.selection, chosen.trimmed
+        else:
+            selection = select_content(root, site=site, audit=audit, generator=generator)
+            trimmed = trim_periphery(
+                selection.root,
+                selection.h1,
+                description=doc.description,
+                keep_captions=opts.keep_captions,
+                site=site,
+                article_meta=bool(doc.published_at or doc.author),
+                stats=selection.stats,
+                audit=audit,
+                titled=selection.title_block is not None,
+            )
         # `text` is the body alone (trafilatura's `text`, ScrapingHub's `articleBody`);
         # `markdown` is the document: the title as its one `#` heading, then the body,
         # so that every chunk's heading path starts at the page title.

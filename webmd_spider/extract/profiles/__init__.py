@@ -1,0 +1,60 @@
+"""Profiles per page type (issue 32): what the main content of a forum thread, a
+listing, a collection, a service page or a product page is.
+
+Pure package. The single-root ladder (``root.select_content``) picks one container
+and cleans it, which suits articles and documentation; a thread is every post, a
+listing every item card, a service page every section of its main area, a product
+page its description and specifications. A profile gets the cleaned page before any
+content is chosen and returns the content it chooses, or None to leave the page to
+the ladder (the profile found none of its structure: the type was wrong, or the page
+is an odd one of its type).
+
+Each profile lives in its own module of this package and is registered in
+`PROFILES` under the page types it serves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import lxml.html
+
+from webmd_spider.extract.audit import LossAudit
+from webmd_spider.extract.document import Document, ExtractOptions
+from webmd_spider.extract.page_type import PageType
+from webmd_spider.extract.periphery import Trimmed
+from webmd_spider.extract.root import Selection
+
+
+@dataclass(slots=True)
+class ProfileInput:
+    """What a profile reads: the page, cleaned of what is never content (scripts,
+    hidden elements, widgets; declarations converted), before a content root is
+    chosen; its type; its metadata (``doc``: title, description, JSON-LD types...)."""
+
+    root: lxml.html.HtmlElement
+    page_type: PageType
+    doc: Document
+    site: str
+    generator: str
+    options: ExtractOptions
+    audit: LossAudit | None
+    #: the page's JSON-LD ``description`` of its main entity (a product's), if any
+    ld_description: str | None = None
+
+
+@dataclass(slots=True)
+class ProfileResult:
+    """The content a profile chose: the selection to render, and what its trimming
+    took out that the Document keeps as fields (the title line, a deck)."""
+
+    selection: Selection
+    trimmed: Trimmed
+
+
+#: A profile: the content of a page of its type, or None to leave it to the ladder.
+Profile = Callable[[ProfileInput], ProfileResult | None]
+
+#: page type -> its profile; a type without one is extracted by the ladder
+PROFILES: dict[str, Profile] = {}
