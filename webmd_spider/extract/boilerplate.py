@@ -46,6 +46,7 @@ the `TextStats` measured once before.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from lxml import etree
@@ -89,6 +90,7 @@ class Cleaner:
         candidates: list[Element] | None = None,
         site: str | None = None,
         audit: LossAudit | None = None,
+        keep: Iterable[Element] = (),
     ) -> None:
         self.root = root
         self.audit = audit
@@ -97,6 +99,9 @@ class Cleaner:
         #: the chrome rules, with the root's sizes and its elements never removed
         self.judge = ChromeJudge(root, stats, h1, site)
         self.protected = self.judge.protected
+        for kept in keep:  # a profile's units (a thread's posts): never chrome as a whole
+            self.protected.add(kept)
+            self.protected.update(kept.iterancestors())
         self.tag_labels: list[Element] = []  # found by `_scan`
         #: the parent of every element removed (`stats.remeasure` measures them again)
         self.touched: list[Element] = []
@@ -493,6 +498,7 @@ def remove_boilerplate(
     candidates: list[Element] | None = None,
     site: str | None = None,
     audit: LossAudit | None = None,
+    keep: Iterable[Element] = (),
 ) -> list[Element]:
     """Remove page chrome inside `root` (never `root` itself or the page's `h1`).
 
@@ -500,7 +506,9 @@ def remove_boilerplate(
     `site` is ``urls.site_key`` of the page's URL, when known (which links of a list
     leave the site: `ChromeJudge._cited_links`). Returns the parents the removed elements
     left (for `stats.remeasure`). Each removal is noted in `audit`, when given.
+    `keep`: elements never removed whole, nor their ancestors (a page-type profile's
+    units, such as a thread's posts); what is inside them is cleaned as usual.
     """
-    cleaner = Cleaner(root, stats, h1, candidates, site, audit)
+    cleaner = Cleaner(root, stats, h1, candidates, site, audit, keep)
     cleaner.run()
     return cleaner.touched

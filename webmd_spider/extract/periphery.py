@@ -38,6 +38,7 @@ import bisect
 import functools
 import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
@@ -137,6 +138,7 @@ class _Trimmer:
         stats: TextStats | None,
         audit: LossAudit | None = None,
         titled: bool = False,
+        keep: Iterable[Element] = (),
     ) -> None:
         self.root = root
         self.audit = audit
@@ -153,6 +155,9 @@ class _Trimmer:
         if self.h1 is not None:
             self.protected.add(self.h1)
             self.protected.update(self.h1.iterancestors())
+        for kept in keep:  # a profile's units (a thread's posts): never removed whole
+            self.protected.add(kept)
+            self.protected.update(kept.iterancestors())
         # two walks filtered in C: cheaper than a test per measured element in Python
         captions = sum(self.chars(element) for element in root.iter("figcaption"))
         for element in cast("list[Element]", _WITH_ITEMPROP(root)):
@@ -1069,6 +1074,7 @@ def trim_periphery(
     stats: TextStats | None = None,
     audit: LossAudit | None = None,
     titled: bool = False,
+    keep: Iterable[Element] = (),
 ) -> Trimmed:
     """Remove the chrome around the text of `root` in place (see the module docstring).
 
@@ -1082,9 +1088,10 @@ def trim_periphery(
     caller has it (measured here otherwise). Returns the title text taken out, for the
     Markdown's ``# {title}`` line. Each removal is noted in `audit`, when given.
     `titled`: the page's title is outside `root` (a generator's title block), so no
-    heading of `root` is taken for it.
+    heading of `root` is taken for it. `keep`: elements never removed whole, nor their
+    ancestors (a page-type profile's units, such as a thread's posts).
     """
     trimmer = _Trimmer(
-        root, h1, description, keep_captions, site, article_meta, stats, audit, titled
+        root, h1, description, keep_captions, site, article_meta, stats, audit, titled, keep
     )
     return trimmer.run()
