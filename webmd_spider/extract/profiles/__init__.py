@@ -58,3 +58,8 @@ Profile = Callable[[ProfileInput], ProfileResult | None]
 
 #: page type -> its profile; a type without one is extracted by the ladder
 PROFILES: dict[str, Profile] = {}
+
+# Registered last: each profile module imports ProfileInput / ProfileResult from here.
+from webmd_spider.extract.profiles.forum import forum_profile  # noqa: E402
+
+PROFILES["forum"] = forum_profile
