@@ -32,9 +32,15 @@ ERROR_TYPES: dict[str, str] = {
     "unsupported": "a PDF or Word (DOCX) document that cannot be converted: encrypted with "
     "a password, damaged or truncated, without a text layer (scanned pages), or not the "
     "format its type says; the error names which",
+    "skipped": "a page of a type the crawl was told to leave out (skip_page_types): "
+    "extracted and classified, not written as a page; its links are still followed",
     "aborted": "the request was sent, then the crawl stopped (a budget, Ctrl-C, a shutdown "
     "signal) before its answer was written; the error names the stop",
 }
+
+#: the error type of a page left out for its type (``skip_page_types``): the one
+#: diagnostic that is no failure (a site row's ``failures`` does not count it)
+SKIPPED = "skipped"
 
 
 def utc_now_iso() -> str:
@@ -92,6 +98,12 @@ class Row:
     external_link_count: int | None = None
     images: list[dict[str, Any]] | None = None
     extraction_method: str | None = None
+    #: what kind of page this is (issue 32: one of ``extract.page_type.PAGE_TYPES``:
+    #: article, forum, product, collection, listing, documentation, service, other) and
+    #: the evidence the type step read it from, as short strings ("json-ld:Product");
+    #: null on an incremental run's unchanged (304) rows, which are not extracted
+    page_type: str | None = None
+    page_type_evidence: list[str] | None = None
     boilerplate_ratio: float | None = None
     #: the loss audit: what extraction removed from inside the content root, per kind
     #: and per rule (page rows); summed per website with the pages that lost the most

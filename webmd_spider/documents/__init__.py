@@ -33,6 +33,9 @@ from webmd_spider.documents.detect import (
 from webmd_spider.documents.result import Converted
 from webmd_spider.extract import ExtractOptions
 
+#: the ``page_type`` of every converted document (PDF, DOCX, Markdown)
+DOCUMENT_PAGE_TYPE = "other"
+
 
 def convert_document(
     body: bytes, url: str, kind: str, options: ExtractOptions | None = None
@@ -40,7 +43,22 @@ def convert_document(
     """Convert a document of ``kind`` (``"pdf"``, ``"docx"`` or ``"markdown"``) found at
     ``url``, with the content options of ``options``. Never raises for any input: a
     file that is not what ``kind`` says, or cannot be read, is ``unsupported`` with the
-    reason. Raises ValueError for any other ``kind``."""
+    reason. Raises ValueError for any other ``kind``.
+
+    The document's ``page_type`` is ``other``, with the evidence ``document:KIND``
+    (:data:`DOCUMENT_PAGE_TYPE`), whatever its content looks like."""
+    converted = _convert(body, url, kind, options)
+    # The page-type step reads a web page (its JSON-LD, its cards, its chrome); a
+    # document has none of those, and a DOCX rendered to HTML or a Markdown file full
+    # of links must not pass for a listing (skip_page_types would drop it, the
+    # frontier would queue its links last).
+    converted.document.page_type = DOCUMENT_PAGE_TYPE
+    converted.document.page_type_evidence = [f"document:{converted.kind}"]
+    return converted
+
+
+def _convert(body: bytes, url: str, kind: str, options: ExtractOptions | None) -> Converted:
+    """:func:`convert_document` without the page type."""
     # imported here: pypdf, mammoth and markdown-it load only when a document comes
     if kind == PDF:
         from webmd_spider.documents.pdf import convert_pdf
@@ -60,6 +78,7 @@ def convert_document(
 
 __all__ = [
     "DOCUMENT_KINDS",
+    "DOCUMENT_PAGE_TYPE",
     "DOCX",
     "MARKDOWN",
     "MIME_TYPES",

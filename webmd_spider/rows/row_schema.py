@@ -26,6 +26,7 @@ from typing import Any
 
 from webmd_spider.extract.audit import KINDS
 from webmd_spider.extract.document import Heading, Image, Link
+from webmd_spider.extract.page_type import PAGE_TYPES
 from webmd_spider.items import COLUMNS, ERROR_TYPES, ROW_TYPES, Row
 from webmd_spider.rows.removed_totals import WATCHED_KINDS
 
@@ -188,6 +189,18 @@ _REFINED: dict[str, dict[str, Any]] = {
         + "; ".join(f"{name}: {meaning}" for name, meaning in ERROR_TYPES.items()),
     },
     "discovered_via": {"enum": [*DISCOVERED_VIA, None]},
+    "page_type": {
+        "enum": [*PAGE_TYPES, None],
+        "description": "What kind of page this is, read before its content is chosen "
+        "(page rows; skipped rows name the type they were skipped for); null on an "
+        "unchanged (304) row, which is not extracted.",
+    },
+    "page_type_evidence": {
+        "type": ["array", "null"],
+        "items": {"type": "string"},
+        "description": "What the page type was read from, as short strings "
+        "(json-ld:Product, document:pdf).",
+    },
     "change": {"enum": [*CHANGES, None]},
     "discovery": {"enum": [*DISCOVERY_MODES, None]},
     "headings": {"type": ["array", "null"], "items": _element(Heading)},
