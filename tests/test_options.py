@@ -485,3 +485,27 @@ def test_discovery_takes_one_of_three_modes() -> None:
     assert build_options({"WEBMD_DISCOVERY": "sitemaps"}, {}).discovery == "sitemaps"
     with pytest.raises(OptionsError, match="discovery must be one of sitemaps\\+links, sitemaps"):
         build_options({}, {"discovery": "sitemap"})
+
+
+def test_skip_page_types_is_a_list_of_known_page_types() -> None:
+    assert JobOptions().skip_page_types == []
+    assert build_options({}, {}).skip_page_types == []
+    opts = build_options({}, {"skip_page_types": "listing, Collection listing"})
+    assert opts.skip_page_types == ["listing", "collection"]
+    webmd = {"WEBMD_SKIP_PAGE_TYPES": "forum"}
+    assert build_options(webmd, {}).skip_page_types == ["forum"]
+    assert build_options(webmd, {"skip_page_types": ""}).skip_page_types == []
+
+
+def test_an_unknown_page_type_names_the_allowed_ones(tmp_path: Path) -> None:
+    with pytest.raises(OptionsError) as info:
+        build_options({}, {"skip_page_types": "listing,listings"})
+    message = str(info.value)
+    assert "skip_page_types" in message and "'listings'" in message
+    assert "article, forum, product, collection, listing, documentation, service, other" in (
+        message
+    )
+    job = tmp_path / "job.json"
+    job.write_text('{"skip_page_types": ["product", "blog"]}', encoding="utf-8")
+    with pytest.raises(OptionsError, match="unknown page type 'blog'"):
+        build_options({}, {"input": str(job)})

@@ -30,6 +30,7 @@ from webmd_spider.chunking.markdown_chunks import (
     chunk_budget,
 )
 from webmd_spider.extract.document import ExtractOptions
+from webmd_spider.extract.page_type import PAGE_TYPES
 
 SETTING_PREFIX = "WEBMD_"
 #: A smaller cut leaves a page nothing but a heading marker or the start of a fence.
@@ -76,6 +77,10 @@ class JobOptions:
     respect_robots: bool = True
     include_patterns: list[str] = field(default_factory=list)
     exclude_patterns: list[str] = field(default_factory=list)
+    #: page types (``extract.page_type.PAGE_TYPES``) written as ``skipped`` diagnostic
+    #: rows instead of page rows, their links still followed: "listing,collection" to
+    #: index content only
+    skip_page_types: list[str] = field(default_factory=list)
     include_html: bool = False
     keep_links: bool = True
     keep_images: bool = True
@@ -336,6 +341,8 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         raise OptionsError(
             f"scope must be one of {', '.join(SCOPE_MODES)}, got {values['scope']!r}"
         )
+    if "skip_page_types" in values:
+        values["skip_page_types"] = _page_types(values["skip_page_types"])
     _settle_chunk_defaults(values)
     if values.get("out_dir_removed", "delete") not in ("delete", "move"):
         raise OptionsError(
@@ -351,6 +358,23 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     except ChunkOptionsError as exc:
         raise OptionsError(f"invalid-input: {exc}") from None
     return options
+
+
+def _page_types(names: list[str]) -> list[str]:
+    """``skip_page_types`` checked against ``PAGE_TYPES``: lower-cased, each once, in
+    the order given. Raises :class:`OptionsError` naming the allowed types for any
+    other name (a typo must not skip nothing in silence)."""
+    found: list[str] = []
+    for name in names:
+        kind = name.strip().lower()
+        if kind not in PAGE_TYPES:
+            raise OptionsError(
+                f"skip_page_types: unknown page type {name!r}; allowed types: "
+                f"{', '.join(PAGE_TYPES)}"
+            )
+        if kind not in found:
+            found.append(kind)
+    return found
 
 
 def _settle_chunk_defaults(values: dict[str, Any]) -> None:

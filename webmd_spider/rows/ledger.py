@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webmd_spider.extract.repeated import RepeatedParagraphs
-from webmd_spider.items import Row, site_row
+from webmd_spider.items import SKIPPED, Row, site_row
 from webmd_spider.rows.removed_totals import RemovedTotals
 
 #: How many rejected URLs, and how many unfetched ones, the summary lists by name for
@@ -61,6 +61,9 @@ class SiteState:
     #: fetched pages that gave no page row: diagnostic rows of its pages and duplicates
     #: found after the fetch; max_pages of them stop the website (``failure_budget``)
     misses: int = 0
+    #: fetched pages of a type the crawl skips (``skip_page_types``): not failures, not
+    #: pages (``SiteBudgets.skipped`` bounds them)
+    skipped: int = 0
     #: page requests of this run made and not yet finished (queued, in flight); new
     #: pages are not scheduled past a small multiple of what the budgets can still use
     queued: int = 0
@@ -195,7 +198,8 @@ class RunLedger:
         site = self.sites.get(row.website or "")
         if row.row_type == "diagnostic":
             self.error_counts[row.error_type or "unknown"] += 1
-            if site is not None:
+            if site is not None and row.error_type != SKIPPED:
+                # a page skipped for its type (skip_page_types) did not fail
                 site.failures += 1
         elif row.row_type == "page" and site is not None:
             site.pages += 1

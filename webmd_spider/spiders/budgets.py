@@ -3,7 +3,8 @@
 
 * ``max_pages`` page rows, then ``stop_reason: page_budget`` (a page of a resumed JOBDIR
   run, or of another worker of a distributed crawl, counts too: ``crew.pages_written``);
-* ``max_pages`` fetched pages that gave no page row, then ``failure_budget``;
+* ``max_pages`` fetched pages that gave no page row, then ``failure_budget`` (a page
+  skipped for its type, ``skip_page_types``, counts only past ``max_pages`` of them);
 * no new page request while those made and not finished reach :data:`QUEUE_FACTOR`
   times what the two budgets can still use (not in a distributed crawl: the shared
   queue is fed and drained by every worker, no one of them can count it).
@@ -84,6 +85,17 @@ class SiteBudgets:
                 site.misses,
             )
             self._stop(site, "failure_budget")
+
+    def skipped(self, site: SiteState) -> None:
+        """A fetched page of a type the crawl skips (``skip_page_types``) gave a
+        ``skipped`` row: neither a page row nor a failure, so it spends neither budget
+        (skipping the listings must not stop a website before its content is reached).
+        Past ``max_pages`` of them each further one counts as a miss (:meth:`missed`):
+        a website that offers nothing but skipped pages (an endless calendar of
+        listings) still ends, with ``failure_budget``."""
+        site.skipped += 1
+        if site.skipped > self.options.max_pages:
+            self.missed(site)
 
     def claim_page(self, site: SiteState, url: str) -> bool:
         """A distributed crawl counts page rows in Redis: False past its page budget."""

@@ -279,6 +279,11 @@ def state_name(options: JobOptions, inputs: Sequence[str]) -> str:
         # a wider scope is another job: its subdomains' pages are checked and removed
         # with it (only when on, so the names of existing states do not change)
         scope["follow_subdomains"] = True
+    if options.skip_page_types:
+        # another set of page rows is another job (only when set, as above): a page of
+        # a skipped type must not stay known, and answer 304 as `unchanged`, from a run
+        # that wrote it
+        scope["skip_page_types"] = sorted(options.skip_page_types)
     return options.state or job_key(inputs, scope)
 
 

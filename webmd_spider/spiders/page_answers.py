@@ -32,7 +32,7 @@ from twisted.python.failure import Failure
 from webmd_spider.crew import Crew
 from webmd_spider.documents import declared_kind, document_kind, sniff
 from webmd_spider.extract import Document, ExtractOptions
-from webmd_spider.items import Row, diagnostic_row, page_row
+from webmd_spider.items import SKIPPED, Row, diagnostic_row, page_row
 from webmd_spider.offload.page_work import PageWork, extract_page
 from webmd_spider.offload.pool import ExtractionTimeout, PoolClosed
 from webmd_spider.options import JobOptions
@@ -294,6 +294,9 @@ class PageAnswers:
             # a page refreshing (meta refresh) in a loop with next to no text of its own
             # ("moved"): a redirect stub, not a page (and no content to deduplicate)
             row = thin_loop_row(row)
+        if row.row_type == "page" and row.page_type in self.options.skip_page_types:
+            yield from self._skipped(site, row, doc, directives, response, common, key, final)
+            return
         if row.row_type == "page":
             # same content as a page written (a soft 404, /a/ and /a/index.html): not
             # written again; its links are followed like a canonical duplicate's (the
@@ -348,6 +351,44 @@ class PageAnswers:
         self.budgets.check_page_budget(site)
         yield row
         yield from follow(site, doc, directives, meta["webmd_depth"], response, row)
+
+    def _skipped(
+        self,
+        site: SiteState,
+        page: Row,
+        doc: Document,
+        directives: set[str],
+        response: Response,
+        common: dict[str, Any],
+        key: str,
+        final: str,
+    ) -> Iterator[Any]:
+        """A page of a type in ``skip_page_types``: a ``skipped`` row naming its type
+        (with its ``page_type`` and ``page_type_evidence``), then its links, followed
+        as a written page's are (a listing leads to the content a user keeps; an
+        index-like one's queue one step behind). It spends neither budget
+        (``SiteBudgets.skipped``)."""
+        meta = response.meta
+        site.emitted.add(final)  # another URL of the same page is not converted again
+        if key in self.incremental.known(site.website):
+            # known from a run that wrote it: it leaves the state, which holds the
+            # pages written (else its 304 would come back as an unchanged page row)
+            self.incremental.forget(key, site.website)
+        row = diagnostic_row(
+            SKIPPED,
+            f"skipped: page type {page.page_type} (skip_page_types)",
+            **common,
+            status_code=response.status,
+            page_type=page.page_type,
+            page_type_evidence=page.page_type_evidence,
+        )
+        self.recorder.record(row)
+        self._inc_stat(f"webmd/skipped/{page.page_type}")
+        self.budgets.skipped(site)
+        yield row
+        yield from self.frontier.follow_links(
+            site, doc, directives, meta["webmd_depth"], response, row
+        )
 
     def _not_modified(
         self, site: SiteState, response: Response, common: dict[str, Any], key: str
