@@ -1,29 +1,43 @@
-"""Index-like pages: generated indexes, search pages, tag and archive listings.
+"""Index-like pages: listings, collections, generated indexes, search pages, tag and
+archive listings.
 
-Pure module (standard library and the row schema only).
+Pure module (the row schema only).
 
 Such a page is mostly links to other pages of its site. A crawl fetches it after the
 content pages of its depth (``spiders/frontier.py``: a page budget fills with content
 first), and ``llms.txt`` lists it under ``## Optional`` (``rows/single_files.py``).
 
-Recognised cheaply, from what the page's row already holds (never a second parse):
+One classifier, not two (issue 32): the page-type step of extraction
+(``extract.page_type``) says what a page is, and a page it calls a ``listing`` or a
+``collection`` (:data:`INDEX_PAGE_TYPES`) is index-like. Besides, from what the page's
+row already holds (never a second parse), for what the type step does not see:
 
 * by structure (:func:`links_dominate`): at least :data:`MIN_INDEX_LINKS` links to its
   own website inside the content, whose texts make at least :data:`INDEX_LINK_SHARE`
   of the content's characters (Sphinx's ``genindex-A.html``: thousands of one-word
-  links; a tag page: a list of titles);
+  links; a tag page: a list of titles), whatever its type;
 * by its URL alone (:func:`url_names_index`), which is all a crawl knows of a page
   before fetching it: a last path segment named like a generated index or a search
   page (``genindex``, ``genindex-A.html``, ``py-modindex.html``, ``search.html``), or
   a folder of listings (``/tag/``, ``/tags/``, ``/category/``, ``/archive/``,
-  ``/search/``, WordPress' ``/page/2/``).
+  ``/search/``, WordPress' ``/page/2/``). After the fetch the URL counts only when the
+  type step found no page of its own (:data:`OWN_CONTENT_TYPES`): a blog post filed
+  under ``/category/news/`` that the type step calls an ``article`` is content.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from webmd_spider.items import Row
+from webmd_spider.items import SKIPPED, Row
+
+#: page types whose pages are index-like: their content is cards linking other pages
+INDEX_PAGE_TYPES = frozenset({"listing", "collection"})
+#: page types whose content is the page's own (a post, a thread, a product, a service
+#: page): the URL's name alone does not make such a page index-like. Not
+#: ``documentation`` or ``other``: a documentation site's generated indexes and search
+#: pages are of its kind, and still indexes.
+OWN_CONTENT_TYPES = frozenset({"article", "forum", "product", "service"})
 
 #: links to its own website inside the content, at least, for a page to be an index
 MIN_INDEX_LINKS = 20
@@ -86,7 +100,15 @@ def links_dominate(links: list[dict[str, Any]] | None, text_chars: int | None) -
 
 
 def index_like_row(row: Row) -> bool:
-    """Whether a page row is an index-like page, by its URL or its structure."""
-    url = row.final_url or row.url or ""
+    """Whether a page row (or a ``skipped`` row: a page left out for its type) is an
+    index-like page: by its ``page_type``, its structure, or its URL (see the module
+    docstring). Any other row is not."""
+    if row.row_type != "page" and row.error_type != SKIPPED:
+        return False
+    if row.page_type in INDEX_PAGE_TYPES:
+        return True
     chars = len(row.text) if row.text is not None else row.char_count
-    return url_names_index(url) or links_dominate(row.links, chars)
+    if links_dominate(row.links, chars):
+        return True
+    url = row.final_url or row.url or ""
+    return row.page_type not in OWN_CONTENT_TYPES and url_names_index(url)

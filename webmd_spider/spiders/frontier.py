@@ -380,8 +380,9 @@ class Frontier:
         """Schedule the page's same-website links unless the page says nofollow.
 
         ``response``: the page's answer (a start page that redirected moves its scope,
-        see :meth:`start_answered`); ``row``: its page row, when it has one (the links
-        of an index-like page queue one step behind, ``rows.index_pages``)."""
+        see :meth:`start_answered`); ``row``: its page row, or its ``skipped`` row,
+        when it has one (the links of an index-like page queue one step behind,
+        ``rows.index_pages``: by the row's ``page_type``, its links and its URL)."""
         if response is not None and depth == 0 and response.meta.get("webmd_via") == "input":
             self.start_answered(site, response.meta.get("webmd_url", response.url), response.url)
         nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
@@ -393,7 +394,7 @@ class Frontier:
             # rel="nofollow" links: discovered, refused (README: every discovered URL
             # ends as a row or a counted rejection)
             self.ledger.reject_all(doc.nofollow_links, "nofollow", site.website)
-        index_like = row is not None and row.row_type == "page" and index_like_row(row)
+        index_like = row is not None and index_like_row(row)
         held = site.held_links
         if held is not None and len(held) < MAX_HELD_PAGES:
             # the sitemaps are still being read: their URLs go first (discovery.start)
