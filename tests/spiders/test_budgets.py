@@ -68,3 +68,16 @@ def test_a_crawl_alone_always_claims_its_page() -> None:
     made, site, stops = budgets(max_pages=1)
     assert made.claim_page(site, "https://example.com/a")
     assert stops == []
+
+
+def test_skipped_pages_spend_no_budget_until_max_pages_of_them() -> None:
+    made, site, stops = budgets(max_pages=3)
+    for _ in range(3):
+        made.skipped(site)
+    assert (site.skipped, site.misses, stops) == (3, 0, [])
+    # past max_pages of them each one counts as a miss: a website of nothing but
+    # skipped pages (an endless calendar of listings) still ends
+    for _ in range(3):
+        made.skipped(site)
+    assert (site.skipped, site.misses) == (6, 3)
+    assert stops == [("example.com", "failure_budget")]

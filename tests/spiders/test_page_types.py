@@ -24,8 +24,9 @@ from webmd_spider.extract import ExtractOptions
 from webmd_spider.items import COLUMNS
 from webmd_spider.offload.page_work import extract_page
 from webmd_spider.offload.pool import ExtractPool
-from webmd_spider.options import OptionsError
+from webmd_spider.options import OptionsError, build_options
 from webmd_spider.rows.row_schema import SCHEMA_PATH
+from webmd_spider.spiders.incremental_state import state_name
 
 from ..crawling import REPO, by_type, crawl_with_stats, write_site
 
@@ -197,3 +198,31 @@ async def test_the_page_type_crosses_from_an_extraction_process() -> None:
         "product",
         here.document.page_type_evidence,
     )
+
+
+@deferred_f_from_coro_f
+async def test_an_incremental_recrawl_skips_the_listing_again(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    server = serve_site(tea_site(tmp_path / "site"))
+    state = {"WEBMD_INCREMENTAL": True, "WEBMD_STATE_DIR": str(tmp_path / "state")}
+    args = {"start": server.base_url + "/", "skip_page_types": "listing"}
+    first, _ = await crawl_with_stats(tmp_path / "1", state, **args)
+    second, _ = await crawl_with_stats(tmp_path / "2", state, **args)
+    for rows in (first, second):
+        found = by_path(server, rows)
+        # never stored as a page, so never answered 304 and written as an unchanged page
+        assert found["/all.html"]["error_type"] == "skipped"
+        assert found["/all.html"]["change"] is None
+        assert sorted(p for p, r in found.items() if r["row_type"] == "page") == sorted(CONTENT)
+    changes = {p: r["change"] for p, r in by_path(server, second).items()}
+    assert {changes[p] for p in CONTENT} == {"unchanged"}
+    assert schema_errors(first + second) == []
+
+
+def test_the_pages_skipped_are_part_of_the_derived_state_name() -> None:
+    start = ["https://example.com/"]
+    plain = state_name(build_options({}, {}), start)
+    skipping = state_name(build_options({}, {"skip_page_types": "listing,collection"}), start)
+    same = state_name(build_options({}, {"skip_page_types": "collection listing"}), start)
+    assert plain != skipping == same
