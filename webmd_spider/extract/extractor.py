@@ -30,6 +30,7 @@ from webmd_spider.extract.metadata import (
     apply_metadata,
     effective_base,
     generator_of,
+    json_ld_product_description,
     page_tags,
 )
 from webmd_spider.extract.page_type import PAGE_TYPES, PageType, classify_page
@@ -165,7 +166,9 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         profile = PROFILES.get(kind.name)
         chosen = None
         if profile is not None:
-            chosen = profile(ProfileInput(root, kind, doc, site, generator, opts, audit))
+            # the Product's JSON-LD description: decoded again only for a product page
+            ld = json_ld_product_description(tags) if kind.name == "product" else None
+            chosen = profile(ProfileInput(root, kind, doc, site, generator, opts, audit, ld))
         if chosen is not None:
             selection, trimmed = chosen.selection, chosen.trimmed
         else:

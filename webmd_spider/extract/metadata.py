@@ -550,3 +550,25 @@ def json_ld_article_body(objects: list[Any]) -> str | None:
             best = value
     best = without_controls(best).strip()
     return best or None
+
+
+#: schema.org types whose ``description`` is a product's own text
+_PRODUCT_TYPES = frozenset({"product", "productgroup", "individualproduct", "productmodel"})
+
+
+def json_ld_product_description(tags: Tags) -> str | None:
+    """The longest string ``description`` of a JSON-LD Product (or ProductGroup...)
+    entity of the page, stripped, or None: a product's description as its publisher
+    states it, for a page that hides the visible one in a tab or renders it by script.
+    Decodes the page's JSON-LD itself (called only for a page typed as a product)."""
+    best = ""
+    for obj in walk_json(json_ld_objects(tags)):
+        kinds = obj.get("@type")
+        names = kinds if isinstance(kinds, list) else [kinds]
+        if not any(isinstance(n, str) and n.strip().lower() in _PRODUCT_TYPES for n in names):
+            continue
+        value = obj.get("description")
+        if isinstance(value, str) and len(value) > len(best):
+            best = value
+    best = without_controls(best).strip()
+    return best or None
