@@ -211,6 +211,13 @@ class TimeBudget:
             self._watch.stop()
         if self.ledger.stop_reason is not None:
             return  # stopping already (the time budget): its reason stands
+        if self.crawler.settings.get("JOBDIR"):
+            # A resumable crawl: Scrapy keeps its queue in JOBDIR at the close and the
+            # next run takes it up, so the links of the pages still finishing must join
+            # that queue (not be listed as lost: their pages are journaled as done and
+            # would never be read again for them).
+            logger.info("Stopping (shutdown): the queue stays in JOBDIR for the next run")
+            return
         self.ledger.stop_reason = "shutdown"
         dropped = self.purge.purge(None, "shutdown")
         logger.warning(
