@@ -60,9 +60,10 @@ Profile = Callable[[ProfileInput], ProfileResult | None]
 PROFILES: dict[str, Profile] = {}
 
 # Registered last: each profile module imports ProfileInput / ProfileResult from here.
+from webmd_spider.extract.profiles.cards import cards_profile  # noqa: E402
+
+PROFILES["listing"] = cards_profile
+PROFILES["collection"] = cards_profile
 from webmd_spider.extract.profiles.forum import forum_profile  # noqa: E402
 
 PROFILES["forum"] = forum_profile
-from webmd_spider.extract.profiles.product import product_profile  # noqa: E402
-
-PROFILES["product"] = product_profile

@@ -1,0 +1,404 @@
+"""The listing and collection profile (issue 32): a page whose main content is its item
+cards (a product grid, a list of courses, articles, events or repositories).
+
+Pure module. What the content is: every item card (its title, blurb, price, rating) in
+page order, with the page's heading, intro and description around them; not the
+filter, facet and sort panels, the pagination, the menus, nor one card alone.
+
+How, by structure only (never one site's names):
+
+1. a **card group** is the element children of one parent that share a signature (tag
+   and class words, digits dropped), at least `MIN_CARDS` of them, each holding a link
+   and some text; menus' columns (lists of links) are not. The group whose cards hold
+   the most text wins (each card's share capped, so that one long card does not
+   outweigh a grid); groups inside page chrome (nav, header, footer, aside, a
+   chrome-named box) are not cards. Other groups of a good share of its score join it
+   under their nearest shared ancestor (a home page's sections of cards), below the
+   body;
+2. the **ladder** (`root.select_content`, `periphery.trim_periphery`) reads the page
+   with the cards' element swapped for an empty placeholder: what it picks is the
+   heading, intro and category description around the cards. When its pick holds the
+   placeholder, the cards go back in its place; else the pick is kept beside the cards
+   (in page order) only when it holds `MIN_PROSE` characters of prose (what the ladder
+   finds on a page that is all cards is its chrome);
+3. in what is kept, outside the cards, **chrome is pruned**: landmarks (nav, aside,
+   footer, a header without the title), forms and controls (facets, sort boxes,
+   search), chrome-named and screen-reader-only boxes, pagers (page numbers and next /
+   previous) and facet lists (checkboxes, links with counts); inside the cards only
+   controls (buttons, selects) and a layout's second copy of a block.
+
+The profile returns None (the page goes to the ladder) when no card group is found.
+One bottom-up measure of the page (`stats.measure`) and one walk of its elements find
+the groups; the ladder then runs once, as it would without the profile.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from lxml import etree
+
+from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.chrome_names import CHROME, element_verdict, visually_hidden
+from webmd_spider.extract.clean import body_of, visible_chars
+from webmd_spider.extract.periphery import trim_periphery
+from webmd_spider.extract.profiles import ProfileInput, ProfileResult
+from webmd_spider.extract.root import Selection, _in_chrome, select_content
+from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, Element, TextStats, measure
+
+#: A group of fewer same-signature siblings is not a list of cards.
+MIN_CARDS = 3
+#: A card holds at least this many characters (a menu item of one word is not a card).
+MIN_CARD_CHARS = 12
+#: One card counts at most this many characters toward its group's score: a grid of
+#: thirty short cards outweighs a block of three long ones.
+CARD_CHARS_CAP = 400
+#: The cards of a group hold on average at least this many characters.
+MIN_MEAN_CARD_CHARS = 20
+#: Cards of more links than this (the median), nearly all link text, are a menu's columns.
+MENU_MIN_LINKS = 5
+#: Other card groups of at least this share of the best one's score belong with it.
+GROUP_SHARE = 0.25
+MENU_LINK_SHARE = 0.85
+#: How many ancestors of a group are looked above for its label.
+LABEL_LEVELS = 3
+#: The ladder's content beside the cards is kept when it holds this much prose.
+MIN_PROSE = 200
+
+_DIGITS = re.compile(r"\d+")
+#: landmarks and controls that are never a card's content
+_CHROME_TAGS = frozenset({"nav", "aside", "footer", "form", "select", "button", "dialog"})
+_CONTROL_TAGS = frozenset({"select", "button", "input", "textarea", "form", "dialog"})
+_CHROME_ROLES = frozenset(
+    {"navigation", "search", "complementary", "contentinfo", "banner", "dialog", "menu"}
+)
+#: the words of a pager beside its page numbers
+_PAGER_WORDS = frozenset(
+    {"next", "prev", "previous", "first", "last", "page", "of", "more", "load", "show", "»",
+     "«", "\u203a", "\u2039", "...", "…", ">", "<", "→", "←"}
+)  # fmt: skip
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: A group's label (`_label`) of the shop's or the reader's other items.
+_ASIDE_LABELS = re.compile(
+    r"\b(?:recently\s+viewed|viewed\s+recently|your\s+history|browsing\s+history"
+    r"|(?:you|we\s+think\s+you)\s+(?:may|might|will|would)\s+(?:also\s+)?(?:like|love|enjoy)"
+    r"|customers\s+(?:also|who)|frequently\s+bought|similar\s+(?:items|products)"
+    r"|sponsored|recommended\s+for\s+you|complete\s+the\s+look)\b",
+    re.IGNORECASE,
+)
+_COUNT = re.compile(r"^\(?\d[\d,.]*\)?$")
+
+
+def _signature(element: Element) -> tuple[str, str]:
+    """A card's signature: its tag and its class words without digits (the n-th card's
+    ``card-3`` is the first card's ``card-1``)."""
+    cls = element.get("class") or ""
+    words = sorted({_DIGITS.sub("", w) for w in cls.split()} - {""})
+    return element.tag, " ".join(words[:3])
+
+
+def _card_groups(stats: TextStats) -> list[tuple[int, Element, list[Element]]]:
+    """Every card group of the measured page outside chrome, as (score, parent, cards),
+    best first (see the module docstring). One pass over the measured elements."""
+    of = stats.of
+    found: list[tuple[int, Element, list[Element]]] = []
+    for parent in stats.elements:
+        if len(parent) < MIN_CARDS:
+            continue
+        by_sig: defaultdict[tuple[str, str], list[Element]] = defaultdict(list)
+        for child in parent:
+            if isinstance(child.tag, str):
+                by_sig[_signature(child)].append(child)
+        for cards in by_sig.values():
+            if len(cards) < MIN_CARDS:
+                continue
+            kept = [
+                c
+                for c in cards
+                if (s := of.get(c)) is not None and s[LINKS] and s[CHARS] >= MIN_CARD_CHARS
+            ]
+            if len(kept) < MIN_CARDS or 2 * len(kept) < len(cards):
+                continue
+            total = sum(of[c][CHARS] for c in kept)
+            if total < MIN_MEAN_CARD_CHARS * len(kept) or _menu(kept, of):
+                continue
+            score = sum(min(of[c][CHARS], CARD_CHARS_CAP) for c in kept)
+            found.append((score, parent, kept))
+    found.sort(key=lambda g: -g[0])
+    return [g for g in found if not _in_chrome(g[1]) and not _chrome_box(g[1])]
+
+
+def _card_group(
+    body: Element, stats: TextStats
+) -> tuple[Element, list[Element], list[Element]] | None:
+    """The element holding the page's cards and the cards: the best group's parent, or
+    the nearest ancestor it shares with the other groups of at least `GROUP_SHARE` of
+    its score (a home page's sections of cards), unless that ancestor is the body; and
+    the parents of the groups labelled as other items (`_aside`), to prune."""
+    groups = _card_groups(stats)
+    if not groups:
+        return None
+    best_score, top, cards = groups[0]
+    cards = list(cards)
+    asides = [g[1] for g in groups[1:] if _aside(g[1])]
+    chain = [top, *top.iterancestors()]
+    for score, parent, more in groups[1:]:
+        if score < GROUP_SHARE * best_score:
+            break
+        if parent in asides:
+            continue  # the shop's "recently viewed", not this page's items
+        if any(_holds(c, parent) for c in cards) or _holds(parent, top):
+            continue  # a group inside a card, or around the best one
+        ancestors = {id(a) for a in parent.iterancestors()}
+        shared = next((a for a in chain if id(a) in ancestors), None)
+        if shared is None or shared is body or shared.tag in ("html", "body"):
+            continue
+        top = shared
+        chain = [top, *top.iterancestors()]
+        cards.extend(more)
+    return top, cards, asides
+
+
+def _label(parent: Element) -> str:
+    """The heading just above a card group: the last heading of a sibling before it,
+    or before one of its near ancestors (a section's title above its grid)."""
+    node: Element | None = parent
+    for _ in range(LABEL_LEVELS):
+        if node is None:
+            break
+        before = node.getprevious()
+        for _ in range(2):
+            if before is None:
+                break
+            if isinstance(before.tag, str):
+                if before.tag in _HEADINGS:
+                    return " ".join(before.text_content().split())
+                inner = [h for h in before.iter(*_HEADINGS)]
+                if inner:
+                    return " ".join(inner[-1].text_content().split())
+            before = before.getprevious()
+        node = node.getparent()
+    return ""
+
+
+def _aside(parent: Element) -> bool:
+    """The group is labelled as the shop's or the reader's other items ("Recently
+    viewed", "You may also like", "Customers also bought")."""
+    label = _label(parent)
+    return (
+        bool(label)
+        and len(label) <= v.RELATED_HEADING_MAX_CHARS
+        and bool(_ASIDE_LABELS.search(label))
+    )
+
+
+def _menu(cards: list[Element], of: Mapping[Element, tuple[int | bool, ...]]) -> bool:
+    """The "cards" are a menu's columns: each a list (``ul`` / ``ol``) of several links,
+    hardly any text outside them (a card has a title link, maybe an image's, a rating's,
+    a line of tags)."""
+    links = sorted(of[c][LINKS] for c in cards)
+    chars = sum(of[c][CHARS] for c in cards)
+    link_chars = sum(of[c][LINK_CHARS] for c in cards)
+    if links[len(links) // 2] <= MENU_MIN_LINKS or link_chars < MENU_LINK_SHARE * chars:
+        return False
+    # a column of a menu lists its links (a card's tags and bylines are a line of them)
+    listed = sum(1 for c in cards if next(c.iter("ul", "ol"), None) is not None)
+    return 2 * listed > len(cards)
+
+
+def _chrome_box(element: Element) -> bool:
+    """The element is a landmark or chrome-named box itself."""
+    if element.tag in _CHROME_TAGS or element.get("role") in _CHROME_ROLES:
+        return True
+    cls = element.get("class")
+    if cls and visually_hidden(cls):
+        return True  # a screen reader's line ("Skip to results"), not shown
+    return element_verdict(element) >= CHROME
+
+
+def _pager(element: Element, text: str) -> bool:
+    """A block of page numbers and next / previous links."""
+    words = text.lower().split()
+    if not words or len(words) > 40:
+        return False
+    numbers = sum(w.isdigit() for w in words)
+    return numbers >= 2 and all(w.isdigit() or w in _PAGER_WORDS for w in words)
+
+
+def _facet_list(element: Element, stats: TextStats) -> bool:
+    """A list of filter links with counts ("Red (12)") or of checkboxes."""
+    if element.tag not in ("ul", "ol", "div", "fieldset", "dl"):
+        return False
+    boxes = sum(1 for i in element.iter("input") if i.get("type") in ("checkbox", "radio"))
+    if boxes >= 3:
+        return True
+    items = [c for c in element if isinstance(c.tag, str)]
+    if len(items) < 3:
+        return False
+    counted = 0
+    for item in items:
+        words = item.text_content().split()
+        if words and _COUNT.match(words[-1]):
+            counted += 1
+    return counted >= 0.6 * len(items)
+
+
+def _prune(
+    region: Element, cards: list[Element], stats: TextStats, asides: Sequence[Element] = ()
+) -> None:
+    """Remove the chrome of `region` around and inside the cards, in place, and the
+    sections of the `asides` groups (each up to the largest box without a card)."""
+    inside: set[Element] = set()
+    for card in cards:
+        inside.update(card.iter(etree.Element))
+    keep: set[Element] = set()
+    for card in cards:
+        keep.update(card.iterancestors())
+    doomed: list[Element] = []
+    skip: Element | None = None
+    for element in region.iterdescendants(etree.Element):
+        if skip is not None and any(a is skip for a in element.iterancestors()):
+            continue
+        skip = None
+        if element in keep:
+            continue
+        if element in inside:
+            if element.tag in _CONTROL_TAGS:
+                doomed.append(element)
+                skip = element
+            continue
+        text = " ".join(element.text_content().split()) if stats.chars(element) else ""
+        if (
+            _chrome_box(element)
+            or element.tag in _CONTROL_TAGS
+            or (element.tag == "header" and next(element.iter("h1"), None) is None)
+            or _pager(element, text)
+            or _facet_list(element, stats)
+        ):
+            doomed.append(element)
+            skip = element
+    for card in cards:
+        doomed.extend(_twins(card))
+    for aside in asides:
+        if aside in keep or not _holds(region, aside):
+            continue
+        node = aside
+        while (up := node.getparent()) is not None and up is not region and up not in keep:
+            node = up
+        doomed.append(node)
+    for element in doomed:
+        if element.getparent() is not None:
+            element.drop_tree()
+
+
+def _twins(card: Element) -> list[Element]:
+    """The later of sibling blocks of a card with the same text: a layout's two copies
+    of a title or byline (one shown on phones, one on desktops, by a style sheet)."""
+    found: list[Element] = []
+    for element in card.iter(etree.Element):
+        if len(element) < 2:
+            continue
+        seen: set[str] = set()
+        for child in element:
+            if not isinstance(child.tag, str):
+                continue
+            text = " ".join(child.text_content().split())
+            if len(text) < MIN_CARD_CHARS:
+                continue
+            if text in seen:
+                found.append(child)
+            seen.add(text)
+    return found
+
+
+def cards_profile(given: ProfileInput) -> ProfileResult | None:
+    """The content of a listing or collection page (module docstring), or None when
+    the page holds no card group."""
+    body = body_of(given.root)
+    page_chars = visible_chars(body)
+    stats = measure(body)
+    group = _card_group(body, stats)
+    if group is None:
+        return None
+    parent, cards, asides = group
+    _prune(parent, cards, stats)
+    # the ladder reads the page without its cards: what it finds around them is the
+    # page's heading, intro and description (or nothing worth keeping)
+    holder = parent.getparent()
+    if holder is None:
+        return None  # the cards are the page's top: the ladder's whole page is theirs
+    placeholder = body.makeelement("div", {"data-cards": "1"})
+    placeholder.tail, parent.tail = parent.tail, None
+    place = holder.index(parent)
+    holder.replace(parent, placeholder)
+    selection = select_content(
+        given.root, site=given.site, audit=given.audit, generator=given.generator
+    )
+    trimmed = trim_periphery(
+        selection.root,
+        selection.h1,
+        description=given.doc.description,
+        keep_captions=given.options.keep_captions,
+        site=given.site,
+        article_meta=bool(given.doc.published_at or given.doc.author),
+        stats=selection.stats,
+        audit=given.audit,
+        titled=selection.title_block is not None,
+    )
+    content = selection.root
+    if placeholder.getparent() is None and _holds(content, holder) and _in_tree(body, holder):
+        # the ladder's trimming dropped the empty placeholder: the cards go back where
+        # it stood, as near as the holder's children left allow
+        holder.insert(min(place, len(holder)), placeholder)
+    if _holds(content, placeholder):
+        placeholder.getparent().replace(placeholder, parent)
+        parent.tail = placeholder.tail
+        region = content
+        _prune(region, cards, stats, asides)
+    else:
+        region = body.makeelement("div", {})
+        if (
+            selection.stats is not None
+            and selection.stats.prose(content) >= MIN_PROSE
+            and content is not body
+        ):
+            before = _precedes(body, content, parent)
+            region.append(content if before else parent)
+            region.append(parent if before else content)
+        else:
+            region.append(parent)
+    kept = visible_chars(region)
+    ratio = 1.0 - kept / page_chars if page_chars else 0.0
+    chosen = Selection(
+        root=region,
+        method="cards",
+        boilerplate_ratio=round(min(1.0, max(0.0, ratio)), 3),
+        proxies=stats.elements,
+        tab_labels=selection.tab_labels,
+        h1=selection.h1,
+        title_block=selection.title_block,
+    )
+    return ProfileResult(selection=chosen, trimmed=trimmed)
+
+
+def _holds(top: Element, element: Element) -> bool:
+    """`element` is `top` or under it."""
+    return element is top or any(a is top for a in element.iterancestors())
+
+
+def _in_tree(body: Element, element: Element) -> bool:
+    """`element` is still under `body` (no trimming removed it or an ancestor)."""
+    return _holds(body, element)
+
+
+def _precedes(body: Element, first: Element, second: Element) -> bool:
+    """`first` comes before `second` in the page (`second` is out of the tree now: its
+    placeholder stands for it)."""
+    for element in body.iter(etree.Element):
+        if element is first:
+            return True
+        if element.tag == "div" and not len(element) and element.get("data-cards") == "1":
+            return False
+    return True
