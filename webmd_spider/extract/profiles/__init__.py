@@ -67,3 +67,6 @@ PROFILES["collection"] = cards_profile
 from webmd_spider.extract.profiles.forum import forum_profile  # noqa: E402
 
 PROFILES["forum"] = forum_profile
+from webmd_spider.extract.profiles.product import product_profile  # noqa: E402
+
+PROFILES["product"] = product_profile
