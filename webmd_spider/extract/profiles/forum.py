@@ -153,6 +153,9 @@ _PROFILE_HREF = re.compile(
 )
 #: Class / itemprop words of a post's author name.
 _AUTHOR_WORDS = frozenset({"author", "username", "user-name", "poster", "creator", "name"})
+#: A box holding a date and more (a "Posted" label, the post's number) is its line
+#: when it is this short.
+DATE_MAX_CHARS = 40
 #: An author's name is a short line.
 AUTHOR_MAX_CHARS = 40
 
@@ -207,32 +210,39 @@ def _follow(post: Element, path: tuple[tuple[str, str], ...], stats: TextStats) 
 
 
 def _meta_line(post: Element, body: Element, stats: TextStats) -> str:
-    """The post's author and date, outside its message: "felixen Jul 9, 2022"."""
+    """The post's author and date, outside its message: "felixen Jul 9, 2022". The
+    date is the one nearest the message (the last before it, else the first after it):
+    a user box's "Joined: 14 Apr 2019" comes before the post's header."""
     of = stats.of
-    author = date = ""
-    skip: Element | None = None
+    author = before = after = ""
+    inside = False  # the walk is in the message
+    passed = False  # the walk went past the message
     for element in post.iter():
-        if skip is not None:
-            if element is skip or skip in element.iterancestors():
-                continue
-            skip = None
         if element is body:
-            skip = body
+            inside = True
             continue
+        if inside:
+            if body in element.iterancestors():
+                continue
+            inside, passed = False, True
+        if passed and after and author:
+            break
         s = of.get(element)
         if s is None or not s[CHARS] or s[CHARS] > DATE_LINE_MAX_CHARS:
             continue
         text = " ".join(element.text_content().split())
-        if not date and (
+        if (
             element.tag == "time"
             or element.get("datetime")
-            or ((len(element) == 0 or s[CHARS] <= 40) and _DATE.search(text))
+            or ((len(element) == 0 or s[CHARS] <= DATE_MAX_CHARS) and _DATE.search(text))
         ):
-            date = text
+            if not passed:
+                before = text
+            elif not after:
+                after = text
         elif not author and s[CHARS] <= AUTHOR_MAX_CHARS and _names_author(element):
             author = text
-        if author and date:
-            break
+    date = before or after
     words = author.split()
     half = len(words) // 2
     if half and len(words) % 2 == 0 and words[:half] == words[half:]:

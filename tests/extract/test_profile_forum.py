@@ -1,0 +1,107 @@
+# ruff: noqa: E501  (HTML fixtures: one element a line)
+"""The forum profile (issue 32): every post of a thread, in order, each with its author
+and date line; the posts' user boxes and signatures out; pages without dated posts
+left to the ladder."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from webmd_spider.extract import ExtractOptions, extract
+from webmd_spider.extract.clean import body_of
+from webmd_spider.extract.profiles import PROFILES
+from webmd_spider.extract.profiles.forum import find_posts, forum_profile
+from webmd_spider.extract.profiles.region import Page
+from webmd_spider.extract.stats import measure
+from webmd_spider.extract.survey import survey
+
+_NAMES = ["amber", "basil", "cedar", "dahlia", "elm", "fern"]
+
+
+def _post(n: int) -> str:
+    name = _NAMES[n % len(_NAMES)]
+    body = f"Reply number {n} says the dough should rest for {n + 10} minutes before shaping."
+    if n == 0:
+        body = "My loaf keeps collapsing in the oven after the second rise. What am I doing wrong?"
+    return f"""
+<div class="post post-{1000 + n}">
+  <div class="userbox"><a href="/members/{name}.{n}/">{name}</a>
+    <div>Senior Member</div><div>Joined: 14 Apr 2019</div><div>Posts: 98{n}</div></div>
+  <div class="content">
+    <div class="head"><span>Mar {n + 1}, 2024</span> <a href="#p{n}">#{n + 1}</a></div>
+    <div class="message"><p>{body}</p><p>Second paragraph of post {n}, with more words in it.</p></div>
+    <div class="sig">Life is too short for shop-bought bread</div>
+  </div>
+</div>"""
+
+
+def _thread(posts: int) -> str:
+    return f"""<html><head><title>Loaf collapsing - Baking Forum</title></head><body>
+<header><nav><a href="/">Forums</a> <a href="/new">New posts</a> <a href="/members">Members</a></nav></header>
+<div id="page"><div class="main-col"><h1>Loaf collapsing</h1>
+<div class="thread">{"".join(_post(n) for n in range(posts))}</div></div>
+<aside><h3>Trending</h3><ul><li><a href="/t/1">Sourdough starter smells</a></li>
+<li><a href="/t/2">Best flour for pizza</a></li></ul></aside></div>
+<footer>Powered by BoardSoft. Terms. Privacy.</footer></body></html>"""
+
+
+def _forum(html: str) -> str:
+    return extract(
+        html, "https://forum.example/t/1", options=ExtractOptions(page_type="forum")
+    ).text
+
+
+def test_registered() -> None:
+    assert PROFILES["forum"] is forum_profile
+
+
+def test_every_post_in_thread_order_with_author_and_date() -> None:
+    text = _forum(_thread(20))
+    assert "My loaf keeps collapsing" in text
+    positions = [text.find(f"Reply number {n} says") for n in range(1, 20)]
+    assert all(p >= 0 for p in positions)
+    assert positions == sorted(positions)  # thread order
+    assert "basil Mar 2, 2024" in text  # the post's author and date as one short line
+    assert "Second paragraph of post 19" in text
+
+
+def test_user_boxes_signatures_and_chrome_out() -> None:
+    text = _forum(_thread(8))
+    for chrome in ("Joined: 14 Apr 2019", "Posts: 98", "Senior Member", "shop-bought", "Trending"):
+        assert chrome not in text
+    assert "Powered by BoardSoft" not in text
+
+
+def _page(html: str) -> Page:
+    root = lxml.html.document_fromstring(html)
+    body = body_of(root)
+    stats = measure(body)
+    return Page(body, stats, None, survey(body, stats), 0)
+
+
+def test_posts_found_as_the_dated_run() -> None:
+    page = _page(_thread(5))
+    posts = find_posts(page)
+    assert posts is not None and len(posts) == 5
+    assert all("post" in (p.get("class") or "") for p in posts)
+
+
+def test_no_dated_run_leaves_the_page_to_the_ladder() -> None:
+    paragraphs = "".join(
+        f"<p>Paragraph {n} of an essay about bread, long enough to be prose here.</p>"
+        for n in range(12)
+    )
+    html = f"<html><body><article><h1>Bread</h1>{paragraphs}</article></body></html>"
+    assert find_posts(_page(html)) is None
+    doc = extract(html, "https://blog.example/bread", options=ExtractOptions(page_type="forum"))
+    assert doc.extraction_method != "forum"
+    assert "Paragraph 11 of an essay" in doc.text
+
+
+def test_a_layout_pair_around_the_thread_is_not_the_thread() -> None:
+    # two dated page columns (the thread's, a "latest" box's) around a run of posts
+    latest = "".join(f'<div class="item">Latest {n}, Jan {n + 1}, 2024</div>' for n in range(3))
+    html = f"""<html><body><div class="col">{_thread(6).split("<body>")[1].split("</body>")[0]}</div>
+<div class="col">{latest}</div></body></html>"""
+    posts = find_posts(_page(html))
+    assert posts is not None and len(posts) == 6
