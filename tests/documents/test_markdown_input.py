@@ -20,7 +20,14 @@ from webmd_spider.extract import ExtractOptions
         (b"Use List<String> or <https://x.example/> or <me@example.org>; a < b > c", None, True),
         (b"<!DOCTYPE html><title>x</title>", None, False),
         (b"<p>one paragraph</p>", None, False),
-        (b"# Title\n\n<details><summary>more</summary>hidden</details>", None, False),
+        # Markdown lines with some inline HTML: Markdown (a README piped in)
+        (b"# Title\n\n<details><summary>more</summary>hidden</details>", None, True),
+        (b'# Title\n\n<p align="center"><img src="logo.png"></p>', None, True),
+        # tags written about in code are not markup
+        (b"Set the `<title>` and keep `<dt>` terms.\n\n```\n<div>x</div>\n```\n", None, True),
+        # a whole page is HTML whatever lines it has
+        (b"<!DOCTYPE html>\n<html><body>\n# not a heading\n</body></html>", None, False),
+        (b"<html><body><ul>\n- x\n</ul></body></html>", None, False),
         (b"<!-- a comment -->text", None, False),
         # the name decides: a README with inline HTML is still Markdown
         (b'# Title\n\n<p align="center"><img src="logo.png"></p>', "README.md", True),

@@ -39,6 +39,18 @@ _HTML_TAG = re.compile(
     r"title|tr|track|tt|u|ul|var|video|wbr)(?=[\s/>]))",
     re.IGNORECASE,
 )
+#: a fenced code block and an inline code span (their text is code, not markup)
+_FENCED_CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
+_INLINE_CODE = re.compile(r"(`+)[^`\n]+?\1")
+#: what only a whole HTML page has
+_DOCUMENT_TAG = re.compile(r"<(?:!doctype\b|html[\s>]|head[\s>]|body[\s>])", re.IGNORECASE)
+#: a line only Markdown writes: an ATX heading, a list item, a setext underline, a
+#: fence, a reference-style link definition
+_MARKDOWN_LINE = re.compile(
+    r"^(?: {0,3}#{1,6}[ \t]+\S| {0,3}[-*+][ \t]+\S| {0,3}\d{1,9}[.)][ \t]+\S| {0,3}(?:=+|-+)[ \t]*$"
+    r"| {0,3}```| {0,3}\[[^\]\n]+\]:[ \t]*\S)",
+    re.MULTILINE,
+)
 #: How many bytes are looked at to tell Markdown from HTML: a page's first tags are
 #: near its start, and a long file need not be scanned to the end.
 _SNIFF_BYTES = 1 << 20
@@ -122,4 +134,10 @@ def is_markdown(body: bytes, name: str | None = None) -> bool:
         text = head[: exc.start].decode("utf-8-sig")
     if not text.strip() or "\x00" in text:
         return False
-    return _HTML_TAG.search(text) is None
+    # tags written about inside code are not markup: `<title>` in a README's prose
+    prose = _INLINE_CODE.sub(" ", _FENCED_CODE.sub(" ", text))
+    if _DOCUMENT_TAG.search(prose):
+        return False  # a page: <!doctype>, <html>, <head>, <body>
+    if _MARKDOWN_LINE.search(prose):
+        return True  # Markdown with some inline HTML (<br>, <img>, <details>) is Markdown
+    return _HTML_TAG.search(prose) is None
