@@ -19,8 +19,9 @@ How, by structure only (never one site's names):
    with the cards' element swapped for an empty placeholder: what it picks is the
    heading, intro and category description around the cards. When its pick holds the
    placeholder, the cards go back in its place; else the pick is kept beside the cards
-   (in page order) only when it holds `MIN_PROSE` characters of prose (what the ladder
-   finds on a page that is all cards is its chrome);
+   (in page order) only when it holds the page's title heading or `MIN_PROSE`
+   characters of prose (what the ladder finds on a page that is all cards is its
+   chrome);
 3. in what is kept, outside the cards, **chrome is pruned**: landmarks (nav, aside,
    footer, a header without the title), forms and controls (facets, sort boxes,
    search), chrome-named and screen-reader-only boxes, pagers (page numbers and next /
@@ -41,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.chrome_names import CHROME, element_verdict, visually_hidden
 from webmd_spider.extract.clean import body_of, visible_chars
 from webmd_spider.extract.periphery import trim_periphery
@@ -62,6 +64,8 @@ MENU_MIN_LINKS = 5
 #: Other card groups of at least this share of the best one's score belong with it.
 GROUP_SHARE = 0.25
 MENU_LINK_SHARE = 0.85
+#: The rule named in the loss audit for what this profile removes.
+RULE = "cards"
 #: How many ancestors of a group are looked above for its label.
 LABEL_LEVELS = 3
 #: The ladder's content beside the cards is kept when it holds this much prose.
@@ -246,10 +250,15 @@ def _facet_list(element: Element, stats: TextStats) -> bool:
 
 
 def _prune(
-    region: Element, cards: list[Element], stats: TextStats, asides: Sequence[Element] = ()
+    region: Element,
+    cards: list[Element],
+    stats: TextStats,
+    asides: Sequence[Element],
+    audit: LossAudit | None,
 ) -> None:
     """Remove the chrome of `region` around and inside the cards, in place, and the
-    sections of the `asides` groups (each up to the largest box without a card)."""
+    sections of the `asides` groups (each up to the largest box without a card); each
+    removal is noted in `audit`."""
     inside: set[Element] = set()
     for card in cards:
         inside.update(card.iter(etree.Element))
@@ -288,9 +297,7 @@ def _prune(
         while (up := node.getparent()) is not None and up is not region and up not in keep:
             node = up
         doomed.append(node)
-    for element in doomed:
-        if element.getparent() is not None:
-            element.drop_tree()
+    _drop(doomed, audit)
 
 
 def _twins(card: Element) -> list[Element]:
@@ -323,7 +330,7 @@ def cards_profile(given: ProfileInput) -> ProfileResult | None:
     if group is None:
         return None
     parent, cards, asides = group
-    _prune(parent, cards, stats)
+    _prune(parent, cards, stats, (), given.audit)
     # the ladder reads the page without its cards: what it finds around them is the
     # page's heading, intro and description (or nothing worth keeping)
     holder = parent.getparent()
@@ -331,11 +338,16 @@ def cards_profile(given: ProfileInput) -> ProfileResult | None:
         return None  # the cards are the page's top: the ladder's whole page is theirs
     placeholder = body.makeelement("div", {"data-cards": "1"})
     placeholder.tail, parent.tail = parent.tail, None
-    place = holder.index(parent)
+    # where the cards stood, in each box around them: the ladder's trimming may drop
+    # the empty placeholder, and the boxes it left empty (a results bar's count)
+    places = [(holder, holder.index(parent))]
+    places += [(up, up.index(box)) for box, up in _pairs(holder)]
     holder.replace(parent, placeholder)
     selection = select_content(
         given.root, site=given.site, audit=given.audit, generator=given.generator
     )
+    # the ladder's pick that holds the page's title is the page's head (title, lede)
+    headed = selection.h1 is not None and _holds(selection.root, selection.h1)
     trimmed = trim_periphery(
         selection.root,
         selection.h1,
@@ -348,27 +360,29 @@ def cards_profile(given: ProfileInput) -> ProfileResult | None:
         titled=selection.title_block is not None,
     )
     content = selection.root
-    if placeholder.getparent() is None and _holds(content, holder) and _in_tree(body, holder):
-        # the ladder's trimming dropped the empty placeholder: the cards go back where
-        # it stood, as near as the holder's children left allow
-        holder.insert(min(place, len(holder)), placeholder)
-    if _holds(content, placeholder):
-        placeholder.getparent().replace(placeholder, parent)
+    prose = selection.stats.prose(content) if selection.stats is not None else 0
+    beside = content is not body and (headed or prose >= MIN_PROSE)
+    if not _in_tree(body, placeholder):
+        # the ladder's trimming dropped the placeholder (and maybe the boxes it left
+        # empty): the cards go back into the nearest box around them still there
+        for box, place in places:
+            if _in_tree(body, box):
+                box.insert(min(place, len(box)), placeholder)
+                break
+    swap = placeholder.getparent()
+    if swap is not None:
+        swap.replace(placeholder, parent)
         parent.tail = placeholder.tail
+    if _holds(content, parent):
         region = content
-        _prune(region, cards, stats, asides)
+    elif beside:
+        # the ladder's pick and the cards, under their nearest shared box, which
+        # keeps nothing else: the region is an element of the page, as the ladder's
+        region = _shared(content, parent)
+        _narrow(region, (content, parent), given.audit)
     else:
-        region = body.makeelement("div", {})
-        if (
-            selection.stats is not None
-            and selection.stats.prose(content) >= MIN_PROSE
-            and content is not body
-        ):
-            before = _precedes(body, content, parent)
-            region.append(content if before else parent)
-            region.append(parent if before else content)
-        else:
-            region.append(parent)
+        region = parent
+    _prune(region, cards, stats, asides, given.audit)
     kept = visible_chars(region)
     ratio = 1.0 - kept / page_chars if page_chars else 0.0
     chosen = Selection(
@@ -388,17 +402,51 @@ def _holds(top: Element, element: Element) -> bool:
     return element is top or any(a is top for a in element.iterancestors())
 
 
+def _pairs(element: Element) -> list[tuple[Element, Element]]:
+    """(box, its parent) for `element` and each of its ancestors below the root."""
+    pairs = []
+    node = element
+    while (up := node.getparent()) is not None:
+        pairs.append((node, up))
+        node = up
+    return pairs
+
+
 def _in_tree(body: Element, element: Element) -> bool:
     """`element` is still under `body` (no trimming removed it or an ancestor)."""
     return _holds(body, element)
 
 
-def _precedes(body: Element, first: Element, second: Element) -> bool:
-    """`first` comes before `second` in the page (`second` is out of the tree now: its
-    placeholder stands for it)."""
-    for element in body.iter(etree.Element):
-        if element is first:
-            return True
-        if element.tag == "div" and not len(element) and element.get("data-cards") == "1":
-            return False
-    return True
+def _shared(first: Element, second: Element) -> Element:
+    """The nearest element holding both (the root at worst)."""
+    around = {id(e) for e in (first, *first.iterancestors())}
+    return next(e for e in (second, *second.iterancestors()) if id(e) in around)
+
+
+def _narrow(region: Element, kept: tuple[Element, ...], audit: LossAudit | None) -> None:
+    """Remove from `region` every element that neither holds one of `kept` nor is
+    under one (noted in `audit`)."""
+    paths: set[Element] = set()
+    for element in kept:
+        for node in (element, *element.iterancestors()):
+            if node is region:
+                break
+            paths.add(node)
+    doomed = [
+        child
+        for node in (region, *paths)
+        if node not in kept
+        for child in node
+        if isinstance(child.tag, str) and child not in paths
+    ]
+    _drop(doomed, audit)
+
+
+def _drop(elements: Sequence[Element], audit: LossAudit | None) -> None:
+    """Detach `elements` (their tails stay), each noted in `audit` first."""
+    for element in elements:
+        if element.getparent() is None:
+            continue
+        if audit is not None:
+            audit.note(element, RULE)
+        element.drop_tree()

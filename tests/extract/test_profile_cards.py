@@ -1,0 +1,144 @@
+"""The listing and collection profile (issue 32, `extract.profiles.cards`): every item
+card in order, the page's heading and intro kept, facets, sort boxes, pagers, menus
+and "recently viewed" out; None (the ladder) when the page holds no cards."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from webmd_spider.extract import ExtractOptions, extract
+from webmd_spider.extract.audit import LossAudit
+from webmd_spider.extract.clean import remove_never_content
+from webmd_spider.extract.document import Document
+from webmd_spider.extract.page_type import PageType
+from webmd_spider.extract.profiles import PROFILES, ProfileInput
+from webmd_spider.extract.profiles.cards import cards_profile
+
+URL = "https://shop.example/garden/"
+
+
+def _card(n: int, name: str = "Trowel") -> str:
+    return (
+        f'<li class="tile tile-{n}"><a href="/p/{n}"><img src="/i/{n}.jpg" alt=""></a>'
+        f'<h3><a href="/p/{n}">{name} number {n}</a></h3>'
+        f"<p>Forged steel blade number {n}, ash handle.</p>"
+        f'<span class="price">${10 + n}.00</span> <button>Add to basket</button></li>'
+    )
+
+
+def _page(body: str) -> str:
+    return f"<html><head><title>Garden tools</title></head><body>{body}</body></html>"
+
+
+GRID = _page(
+    '<header><nav><a href="/">Home</a> <a href="/garden/">Garden</a></nav></header>'
+    "<main><h1>Garden tools</h1>"
+    "<p>Hand tools for the allotment, forged by a family firm that has made them since 1890."
+    " Each one is sharpened before it leaves the workshop.</p>"
+    '<div class="layout"><form class="facets"><fieldset><legend>Material</legend>'
+    '<label><input type="checkbox"> Steel (12)</label>'
+    '<label><input type="checkbox"> Brass (4)</label>'
+    '<label><input type="checkbox"> Wood (9)</label></fieldset></form>'
+    '<div class="results"><label>Sort by <select><option>Price</option></select></label>'
+    f'<ul class="grid">{"".join(_card(n) for n in range(1, 7))}</ul>'
+    '<div class="pages"><a href="?p=1">1</a> <a href="?p=2">2</a> <a href="?p=3">3</a>'
+    ' <a href="?p=2">Next</a></div></div></div>'
+    '<section><h2>Recently viewed</h2><ul class="recent">'
+    + "".join(
+        f'<li class="r"><a href="/q/{n}">Watering can model {n}</a> <span>$9.00</span></li>'
+        for n in range(3)
+    )
+    + "</ul></section></main><footer><p>Garden Shop Ltd, registered in England.</p></footer>"
+)
+
+
+def _extract(html: str, page_type: str = "collection") -> tuple[str, str]:
+    doc = extract(html, URL, options=ExtractOptions(page_type=page_type))
+    return doc.text, doc.extraction_method or ""
+
+
+def test_every_card_in_order_with_title_blurb_and_price() -> None:
+    text, method = _extract(GRID)
+    assert method == "cards"
+    positions = [text.index(f"Trowel number {n}") for n in range(1, 7)]
+    assert positions == sorted(positions)
+    assert "Forged steel blade number 6, ash handle." in text
+    assert "$16.00" in text
+
+
+def test_the_intro_above_the_cards_is_kept() -> None:
+    text, _ = _extract(GRID)
+    assert "forged by a family firm" in text
+    assert text.index("forged by a family firm") < text.index("Trowel number 1")
+
+
+def test_facets_sort_pager_and_controls_are_removed() -> None:
+    text, _ = _extract(GRID)
+    for chrome in ("Steel (12)", "Material", "Sort by", "Next", "Add to basket", "Home"):
+        assert chrome not in text
+
+
+def test_recently_viewed_is_removed() -> None:
+    text, _ = _extract(GRID)
+    assert "Watering can" not in text
+    assert "Recently viewed" not in text
+
+
+def test_listing_and_collection_are_registered() -> None:
+    assert PROFILES["listing"] is cards_profile
+    assert PROFILES["collection"] is cards_profile
+
+
+def _input(html: str) -> ProfileInput:
+    root = lxml.html.document_fromstring(html)
+    remove_never_content(root, keep_frames=False)
+    return ProfileInput(
+        root=root,
+        page_type=PageType("listing", ("given",)),
+        doc=Document(),
+        site="shop.example",
+        generator="",
+        options=ExtractOptions(),
+        audit=LossAudit(),
+    )
+
+
+def test_no_cards_leaves_the_page_to_the_ladder() -> None:
+    html = _page("<main><h1>About us</h1><p>" + "We sell tools. " * 30 + "</p></main>")
+    assert cards_profile(_input(html)) is None
+
+
+def test_menu_columns_are_not_cards() -> None:
+    column = (
+        '<li class="col"><span>Tools</span><ul>'
+        + "".join(f'<li><a href="/c/{n}">Category {n}</a></li>' for n in range(8))
+        + "</ul></li>"
+    )
+    html = _page(f'<div class="mega"><ul class="cols">{column * 4}</ul></div>')
+    assert cards_profile(_input(html)) is None
+
+
+def test_a_layouts_second_copy_of_a_card_line_is_dropped() -> None:
+    cards = "".join(
+        f'<div class="story"><a href="/s/{n}">Storm warning for the coast, day {n}</a>'
+        f"<div><span>By Ana Ruiz, on the coast desk {n}</span>"
+        f"<span>By Ana Ruiz, on the coast desk {n}</span></div></div>"
+        for n in range(4)
+    )
+    text, _ = _extract(_page(f'<main><div class="stories">{cards}</div></main>'), "listing")
+    assert text.count("By Ana Ruiz, on the coast desk 2") == 1
+
+
+def test_sections_of_cards_on_a_home_page_are_all_kept() -> None:
+    def section(name: str) -> str:
+        items = "".join(
+            f'<li class="item"><a href="/{name}/{n}">{name} story number {n} of the day</a>'
+            f"<span> by Kim Lee</span></li>"
+            for n in range(4)
+        )
+        return f'<section class="block"><h2>{name}</h2><ul class="items">{items}</ul></section>'
+
+    html = _page(f"<main>{section('News')}{section('Features')}{section('Opinion')}</main>")
+    text, _ = _extract(html, "collection")
+    for name in ("News", "Features", "Opinion"):
+        assert f"{name} story number 3 of the day" in text
