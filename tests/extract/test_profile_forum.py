@@ -105,3 +105,38 @@ def test_a_layout_pair_around_the_thread_is_not_the_thread() -> None:
 <div class="col">{latest}</div></body></html>"""
     posts = find_posts(_page(html))
     assert posts is not None and len(posts) == 6
+
+
+def _boxed_post(n: int) -> str:
+    """A post whose user box and signature hold kinds the loss audit counts (a heading
+    for the name, paragraphs for the rank and the signature)."""
+    name = _NAMES[n % len(_NAMES)]
+    return f"""
+<article class="message">
+  <section class="user"><h4 class="username"><a href="/members/{name}.{n}/">{name}</a></h4>
+    <p>Joined: Apr 14, 2019</p></section>
+  <div class="main"><header><time datetime="2024-03-{n + 1:02d}">Mar {n + 1}, 2024</time></header>
+    <div class="message-body"><p>Post {n} says the starter wants feeding twice a day in a warm kitchen.</p>
+      <p>And a second paragraph of post {n}, about the flour it gets.</p></div>
+    <aside class="signature"><p>Crumb shots or it did not happen</p></aside></div>
+</article>"""
+
+
+def test_what_the_rebuild_drops_is_in_the_loss_audit() -> None:
+    """Each post's user box and signature, dropped when the post is rewritten as its
+    line and its message, are counted as removed (the audit's invariant: what the root
+    held = what is kept + what is counted removed)."""
+    html = f"""<html><head><title>Starter - Baking Forum</title></head><body>
+<div class="thread"><h1>Starter</h1>{"".join(_boxed_post(n) for n in range(3))}</div>
+</body></html>"""
+    doc = extract(
+        html,
+        "https://forum.example/t/2",
+        options=ExtractOptions(page_type="forum", include_html=True),
+    )
+    assert doc.removed is not None
+    forum = doc.removed["by_rule"]["forum"]
+    assert forum["heading"] == 3  # the name headings of the three user boxes
+    assert forum["paragraph"] == 6  # their "Joined" lines and the signatures
+    assert "Crumb shots" not in doc.text and "Joined" not in doc.text
+    assert "amber Mar 1, 2024" in doc.text

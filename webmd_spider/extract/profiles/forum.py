@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.profiles import ProfileInput, ProfileResult
 from webmd_spider.extract.profiles.region import (
     Page,
@@ -145,6 +146,9 @@ def find_posts(page: Page) -> list[Element] | None:
 #: message beside a user box, a footer of reactions): the descent from the post stops
 #: where no child holds that much (the message's paragraphs).
 BODY_SHARE = 0.6
+#: The rule named in the loss audit for what a post's rewrite drops (its user box,
+#: signature, reactions).
+RULE = "forum"
 #: A link to a member's profile, by the paths forum software gives them.
 _PROFILE_HREF = re.compile(
     r"(?:/u/|/users?/|/members?/|/profile|/people/|/author/|member\.php|memberlist\.php"
@@ -258,11 +262,12 @@ def _names_author(element: Element) -> bool:
     return any(name in _AUTHOR_WORDS for name in names)
 
 
-def _rebuild(posts: list[Element], stats: TextStats) -> list[Element]:
+def _rebuild(posts: list[Element], stats: TextStats, audit: LossAudit | None) -> list[Element]:
     """Each post rewritten as its author and date line and its message, when the
     posts share the way down to their message (the path most of them take); what else
-    a post holds (a user box, a signature, reactions, a reply's controls) goes.
-    Returns the elements to keep whole: posts, messages, lines."""
+    a post holds (a user box, a signature, reactions, a reply's controls) goes, each
+    child noted in `audit` as it goes. Returns the elements to keep whole: posts,
+    messages, lines."""
     paths: dict[tuple[tuple[str, str], ...], int] = {}
     for post in posts:
         path = _body_path(post, stats)
@@ -278,6 +283,11 @@ def _rebuild(posts: list[Element], stats: TextStats) -> list[Element]:
         line = _meta_line(post, body, stats)
         tail = post.tail
         for child in list(post):
+            # noted before it goes, so the loss audit counts it; the message moves out
+            # of its child below, and the audit counts the child's subtree only when it
+            # settles, so the message is not counted as lost
+            if audit is not None and isinstance(child.tag, str):
+                audit.note(child, RULE)
             post.remove(child)
         post.text = None
         post.tail = tail
@@ -307,6 +317,6 @@ def forum_profile(inp: ProfileInput) -> ProfileResult | None:
         both = common_ancestor(region, page.h1)
         if both is not None and both is not page.body and both.tag not in ("body", "html"):
             region = both
-    kept = _rebuild(posts, page.stats)
+    kept = _rebuild(posts, page.stats, inp.audit)
     rewritten = len(kept) > len(posts)
     return clean_region(inp, page, region, "forum", keep=kept, rewritten=rewritten)
