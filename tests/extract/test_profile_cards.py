@@ -142,3 +142,21 @@ def test_sections_of_cards_on_a_home_page_are_all_kept() -> None:
     text, _ = _extract(html, "collection")
     for name in ("News", "Features", "Opinion"):
         assert f"{name} story number 3 of the day" in text
+
+
+def test_a_cards_call_to_action_links_go_and_a_sentence_with_one_stays() -> None:
+    """ "Enrol" / "Add to cart" standing alone in a card is a button of the grid, the
+    same on every card; the same words inside a sentence are the card's text."""
+    cards = "".join(
+        f'<div class="course"><h2><a href="/c/{n}">Soil science part {n}</a></h2>'
+        f"<p>Six weeks of field work on soil number {n}, taught by a working scientist.</p>"
+        f'<a class="btn" href="/c/{n}/enrol">Enrol</a>'
+        f'<div><a href="/c/{n}/cart">Add to cart</a></div>'
+        f'<p>Questions? <a href="/c/{n}/faq">Learn more</a> in the course notes.</p></div>'
+        for n in range(1, 6)
+    )
+    html = _page(f"<main><h1>Courses</h1><div class='grid'>{cards}</div></main>")
+    doc = extract(html, URL, options=ExtractOptions(page_type="listing"))
+    assert doc.text.count("Soil science part") == 5
+    assert "Enrol" not in doc.text and "Add to cart" not in doc.text
+    assert doc.text.count("Learn more in the course notes") == 5

@@ -290,6 +290,7 @@ def _prune(
             skip = element
     for card in cards:
         doomed.extend(_twins(card))
+        doomed.extend(_calls_to_action(card))
     for aside in asides:
         if aside in keep or not _holds(region, aside):
             continue
@@ -298,6 +299,46 @@ def _prune(
             node = up
         doomed.append(node)
     _drop(doomed, audit)
+
+
+#: what a card's call-to-action button says: an action on the item, not its content
+#: (a card's "Enrol" or "Add to cart" is the same words on every card of the grid)
+_CALL_TO_ACTION = re.compile(
+    r"(?:add to (?:cart|bag|basket|wishlist|list)|buy(?: now)?|shop(?: now)?|order(?: now)?|"
+    r"enrol+(?: now)?|register|sign up|book(?: now)?|apply(?: now)?|get started|start now|"
+    r"learn more|read more|see more|view(?: details| more| product| course)?|details|"
+    r"quick ?view|compare|select options|choose options|more info|download|subscribe)"
+    r"\W*",
+    re.IGNORECASE,
+)
+
+
+def _alone(link: Element) -> bool:
+    """Whether no text stands beside ``link`` on its line: nothing before it (its
+    previous sibling's tail, or its parent's text) and nothing after it (its tail)."""
+    if (link.tail or "").strip():
+        return False
+    before = link.getprevious()
+    if before is not None:
+        return not (before.tail or "").strip()
+    parent = link.getparent()
+    return parent is None or not (parent.text or "").strip()
+
+
+def _calls_to_action(card: Element) -> list[Element]:
+    """The card's call-to-action links: a link whose whole text is an action ("Enrol",
+    "Add to cart", "View details") standing alone in its block (the block holds no
+    other text), as a grid repeats on every card; the card's own title link never is
+    one (its text is the item's name)."""
+    found: list[Element] = []
+    for link in card.iter("a"):
+        text = " ".join(link.text_content().split())
+        if not text or not _CALL_TO_ACTION.fullmatch(text):
+            continue
+        if not _alone(link):
+            continue  # "or [view details] below": part of a sentence
+        found.append(link)
+    return found
 
 
 def _twins(card: Element) -> list[Element]:
