@@ -5,14 +5,35 @@ Pure module. ``classify_page`` reads the page once it is cleaned of what is neve
 content (scripts, hidden elements, widgets), with the JSON-LD types the metadata step
 found. Types (``PAGE_TYPES``): ``article``, ``forum``, ``product``, ``collection``,
 ``listing``, ``documentation``, ``service``, ``other``.
+
+How: ``page_type_features.page_features`` walks the tree once; a documentation
+generator (Sphinx, Javadoc, rustdoc, Doxygen, MkDocs...) decides outright; otherwise a
+small gradient-boosted model (``page_type_model.json``, fit offline on WCXB dev by
+``bench/train_page_type.py``, evaluated here in pure Python) weighs the evidence. The
+profiles key on the type and a wrong ``forum`` or ``listing`` on an article would damage
+it, so a non-article type is said only when the model is sure of it
+(``MIN_CONFIDENCE``); otherwise ``article`` (the ladder's type). ``other`` is a page
+with next to no text. Deterministic: the same tree gives the same type.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
 
 import lxml.html
+
+from webmd_spider.extract.page_type_features import (
+    FEATURE_NAMES,
+    SCHEMA_GROUPS,
+    Features,
+    page_features,
+)
 
 PAGE_TYPES = (
     "article",
@@ -25,7 +46,7 @@ PAGE_TYPES = (
     "other",
 )
 
-#: schema.org types that name a page type outright
+#: schema.org types that name a page type outright (the fallback when no model ships)
 _LD_TYPES: dict[str, str] = {
     "product": "product",
     "offer": "product",
@@ -41,6 +62,14 @@ _LD_TYPES: dict[str, str] = {
     "service": "service",
 }
 
+#: a non-article type is said only at this model probability or above: a wrong
+#: forum / listing / product on an article costs more than an article's ladder on them
+MIN_CONFIDENCE = 0.5
+#: a page with less body text than this is "other": nothing to classify
+MIN_TEXT_CHARS = 40
+
+_F = {name: i for i, name in enumerate(FEATURE_NAMES)}
+
 
 @dataclass(frozen=True, slots=True)
 class PageType:
@@ -51,12 +80,154 @@ class PageType:
 
 
 def classify_page(
-    body: lxml.html.HtmlElement, *, ld_types: Sequence[str] = (), url: str = ""
+    root: lxml.html.HtmlElement, *, ld_types: Sequence[str] = (), url: str = ""
 ) -> PageType:
-    """The type of the page whose cleaned ``<body>`` is ``body``; ``ld_types`` are its
-    JSON-LD / microdata types. Never raises; ``other`` when nothing speaks for a type."""
-    for ld in ld_types:
-        name = _LD_TYPES.get(ld.lower())
-        if name is not None:
-            return PageType(name, (f"json-ld:{ld}",))
-    return PageType("other", ())
+    """The type of the cleaned page ``root`` (its ``<html>``); ``ld_types`` are its
+    JSON-LD types (microdata ``itemtype`` is read from the tree), ``url`` its address.
+    Never raises; deterministic."""
+    try:
+        features = page_features(root, ld_types=ld_types, url=url)
+    except (ValueError, TypeError, AttributeError):  # a tree lxml itself half-built
+        return PageType("other", ("error",))
+    return decide(features, _model())
+
+
+@cache
+def _model() -> dict[str, Any] | None:
+    """The shipped model, loaded once; None when the file is missing or stale (then the
+    JSON-LD rules alone decide)."""
+    try:
+        text = resources.files("webmd_spider.extract").joinpath("page_type_model.json")
+        model: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if model.get("features") != list(FEATURE_NAMES):
+        return None  # fit to other features: its numbers would mean nothing
+    return model
+
+
+def model_probabilities(model: dict[str, Any], vector: Sequence[float]) -> list[float]:
+    """The model's probability of each of ``model["classes"]`` for ``vector``: the sum
+    of every round's tree for the class over the prior, then softmax (scikit-learn's
+    multinomial gradient boosting, evaluated in pure Python)."""
+    scores = list(model["prior"])
+    for round_ in model["trees"]:
+        for k, (feature, threshold, left, right, value) in enumerate(round_):
+            node = 0
+            while left[node] != -1:  # -1: a leaf
+                node = left[node] if vector[feature[node]] <= threshold[node] else right[node]
+            scores[k] += value[node]
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def _evidence(features: Features, name: str) -> list[str]:
+    """The short strings that speak for `name` (schema types, cards, posts, shares)."""
+    vec = features.vector
+    out: list[str] = []
+    for source, types in (("json-ld", features.schema), ("microdata", features.microdata)):
+        for one in types:
+            if SCHEMA_GROUPS.get(one.lower()) not in (None, "webpage", "breadcrumb", "org"):
+                out.append(f"{source}:{one}")
+                if len(out) >= 2:
+                    break
+    cards = int(vec[_F["cards"]])
+    posts = int(max(vec[_F["posts"]], vec[_F["repeat_time"]]))
+    if cards >= 3:
+        out.append(f"cards:{cards}")
+    if posts >= 3:
+        out.append(f"posts:{posts}")
+    if vec[_F["link_share"]] >= 0.3:
+        out.append(f"link-text:{vec[_F['link_share']]:.2f}")
+    hint = f"url:{'docs' if name == 'documentation' else name}"
+    if hint in _F and vec[_F[hint]]:
+        out.append(hint)
+    return out
+
+
+#: schema.org types that decide alone (WCXB dev: every page carrying one is that type,
+#: 6 to 84 pages each)
+_DECISIVE: dict[str, str] = {
+    "discussionforumposting": "forum",
+    "qapage": "forum",
+    "productgroup": "product",
+    "service": "service",
+    "collectionpage": "collection",  # 15 / 15 a grid (collection 9, listing 6)
+}
+#: a page of this many cards or more is a grid: a Product type there marks its items
+GRID_CARDS = 12
+
+
+def _grid(vec: Sequence[float]) -> bool:
+    """Cards repeated, each a linked title, with few long paragraphs around them."""
+    cards = vec[_F["cards"]]
+    return (
+        cards >= GRID_CARDS
+        and vec[_F["linked_headings"]] >= GRID_CARDS // 2
+        and vec[_F["long_p"]] * 3 < cards
+    )
+
+
+_FORUM_SIGNS = tuple(
+    _F[name]
+    for name in (
+        *("posts", "repeat_time", "schema:forum", "schema:comment", "url:forum"),
+        *("class:comment", "class:reply", "class:thread", "class:message", "class:post"),
+    )
+)
+
+
+def _forum_evidence(vec: Sequence[float]) -> bool:
+    """Any sign of posts: repeated post blocks or dates, a forum / comment schema type,
+    a forum URL, a post / reply / thread class name."""
+    return any(vec[i] >= 1 for i in _FORUM_SIGNS)
+
+
+def decide(features: Features, model: dict[str, Any] | None) -> PageType:
+    """The type `features` speak for, with the evidence read (see the module's doc).
+    `model` is the shipped JSON model, or None for the JSON-LD rules alone.
+
+    Order: no text (other); a documentation generator; a decisive schema.org type; a
+    Product type on a page with few cards; then the model, said only when sure;
+    when unsure, a grid of linked cards is a listing / collection, repeated dated posts
+    a forum, and anything else an article."""
+    vec = features.vector
+    if math.expm1(vec[_F["text_log"]]) < MIN_TEXT_CHARS:
+        return PageType("other", ("text:none",))
+    if vec[_F["generator_docs"]]:
+        return PageType("documentation", (f"generator:{features.generator.split()[0]}",))
+    for source, types in (("json-ld", features.schema), ("microdata", features.microdata)):
+        for one in types:
+            name = _DECISIVE.get(one.lower())
+            if name is not None:
+                said = (f"{source}:{one}", *_evidence(features, name))
+                return PageType(name, tuple(dict.fromkeys(said)))
+    grid = _grid(vec)
+    if vec[_F["cards"]] < GRID_CARDS:  # with more cards, a Product type marks the items
+        for source, types in (("json-ld", features.schema), ("microdata", features.microdata)):
+            if any(one.lower() == "product" for one in types):
+                return PageType("product", (f"{source}:Product",))
+    if model is None:
+        for ld in (*features.schema, *features.microdata):
+            name = _LD_TYPES.get(ld.lower())
+            if name is not None:
+                return PageType(name, (f"json-ld:{ld}",))
+        return PageType("other", ())
+    probs = model_probabilities(model, vec)
+    classes: list[str] = model["classes"]
+    best = max(range(len(probs)), key=probs.__getitem__)
+    name, p = classes[best], probs[best]
+    if name == "forum" and not _forum_evidence(vec):
+        # a forum's posts would be cut from an article: said only with a sign of posts
+        return PageType("article", (f"unsure:forum:{p:.2f}",))
+    if name == "article" or p >= MIN_CONFIDENCE:
+        return PageType(name, (f"model:{p:.2f}", *_evidence(features, name)))
+    # not sure enough to change what the page's content is: structure, else the ladder's
+    if grid:
+        pick = max(("collection", "listing"), key=lambda c: probs[classes.index(c)])
+        return PageType(pick, (f"model:{name}:{p:.2f}", *_evidence(features, pick)))
+    if vec[_F["posts"]] >= 8 and vec[_F["repeat_time"]] >= 5:
+        return PageType("forum", (f"model:{name}:{p:.2f}", *_evidence(features, "forum")))
+    return PageType("article", (f"unsure:{name}:{p:.2f}",))
