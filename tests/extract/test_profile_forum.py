@@ -11,7 +11,7 @@ from webmd_spider.extract import ExtractOptions, extract
 from webmd_spider.extract.clean import body_of
 from webmd_spider.extract.profiles import PROFILES
 from webmd_spider.extract.profiles.forum import find_posts, forum_profile
-from webmd_spider.extract.profiles.region import Page
+from webmd_spider.extract.profiles.region import Page, standalone
 from webmd_spider.extract.stats import measure
 from webmd_spider.extract.survey import survey
 
@@ -140,3 +140,114 @@ def test_what_the_rebuild_drops_is_in_the_loss_audit() -> None:
     assert forum["paragraph"] == 6  # their "Joined" lines and the signatures
     assert "Crumb shots" not in doc.text and "Joined" not in doc.text
     assert "amber Mar 1, 2024" in doc.text
+
+
+_BODIES = [
+    "The paddle has seized onto the shaft and will not come off, even with pliers today.",
+    "Fill the pan with hot water and run the dough cycle for five minutes with nothing in it.",
+    "That worked on the second go, after about three minutes I heard a clunk and it was loose.",
+    "A drop of cooking oil on the shaft before the paddle goes back on stops it sticking again.",
+    "Thanks all, marking this one as solved so that others can find the answer later on.",
+]
+
+
+def _table_thread() -> str:
+    """An old table layout (phpBB 2): a header row of column labels, then per post its
+    row (a user cell, a cell of a "Posted:" header and the message), a row of buttons
+    and a spacer row; the post rows' cells shaded "row1", the button rows' "row2"."""
+    rows = []
+    for n, text in enumerate(_BODIES):
+        name = _NAMES[n]
+        rows.append(f"""
+<tr><td class="row1"><span class="name"><b>{name}</b></span><br><span class="details">Member<br>Joined: 0{n + 1} Sep 2011<br>Posts: 9{n}</span></td>
+<td class="row1"><table><tr><td><span class="details">Posted: Sun Jan 1{n}, 2026 9:0{n} am&nbsp; Post subject: paddle</span></td></tr>
+<tr><td><hr></td></tr>
+<tr><td><span class="postbody">{text}<br><br>A second line of post {n} about the bread machine.</span><span class="postbody"><br>_____<br>Signature of {name}</span></td></tr></table></td></tr>
+<tr><td class="row2"><a href="#top">Back to top</a></td><td class="row2"><a href="profile.php?mode=viewprofile&u={n}"><img src="/i/profile.gif" alt="View profile"></a> <a href="privmsg.php?u={n}"><img src="/i/pm.gif" alt="Send message"></a></td></tr>
+<tr><td class="spacer" colspan="2"><img src="/i/spacer.gif" alt=""></td></tr>""")
+    return f"""<html><head><title>Paddle stuck - Kettle Forums</title></head><body>
+<table width="100%"><tr><td><a href="/">Kettle Forums</a> <a href="/faq">FAQ</a> <a href="/search">Search</a></td></tr></table>
+<table class="forumline"><tr><th>Author</th><th>Message</th></tr>{"".join(rows)}</table>
+<table><tr><td>All times are GMT. Powered by BoardSoft.</td></tr></table></body></html>"""
+
+
+def test_a_table_layout_thread_is_every_post_and_its_region_a_whole_table() -> None:
+    """Posts laid out as a table's rows, each post three rows (its row, its buttons, a
+    spacer): every post is found, in order, and the region is the table (a row alone
+    does not stand: serialised, it does not parse back as one element)."""
+    html = _table_thread()
+    doc = extract(
+        html,
+        "https://forum.example/viewtopic.php?t=1",
+        options=ExtractOptions(page_type="forum", include_html=True),
+    )
+    assert doc.extraction_method == "forum"
+    positions = [doc.text.find(body) for body in _BODIES]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions)
+    assert "cedar Sun Jan 12, 2026 9:02 am" in doc.text  # the post's date, not "Joined"
+    for chrome in ("Joined:", "Back to top", "View profile", "Signature of", "Author"):
+        assert chrome not in doc.text
+    assert doc.html is not None
+    assert lxml.html.fragment_fromstring(doc.html).tag in ("table", "div", "body")
+
+
+def test_zebra_posts_of_two_classes_are_one_run() -> None:
+    """Posts shaded in turn ("odd" / "even", no class word shared) are one thread."""
+    posts = "".join(
+        f'<div class="{"odd" if n % 2 else "even"}"><b class="author">{_NAMES[n]}</b>'
+        f" <span>Mar {n + 1}, 2024</span><p>{text}</p></div>"
+        for n, text in enumerate(_BODIES)
+    )
+    html = f"<html><body><h1>Paddle</h1><div>{posts}</div></body></html>"
+    found = find_posts(_page(html))
+    assert found is not None and len(found) == len(_BODIES)
+    text = _forum(html)
+    assert all(body in text for body in _BODIES)
+
+
+def _phpbb_post(n: int, signature: bool) -> str:
+    """A phpBB 3 post: a profile box (name, rank, "Joined:" date) before the post's
+    body, whose author line reads "by <name> » <date>"; a signature or none."""
+    name = _NAMES[n]
+    sig = (
+        f'<div class="signature">Printing badly since 2024, says {name}</div>' if signature else ""
+    )
+    return f"""
+<div class="post bg{n % 2 + 1}"><div class="inner">
+  <dl class="postprofile"><dt><a href="./memberlist.php?mode=viewprofile&u={n}" class="username">{name}</a></dt>
+    <dd>Member</dd><dd><strong>Joined:</strong> Thu Aug 0{n + 1}, 2019 6:12 pm</dd></dl>
+  <div class="postbody"><div>
+    <p class="author"><span>by <strong><a href="./memberlist.php?mode=viewprofile&u={n}" class="username">{name}</a></strong> » </span>Mon Mar 0{n + 1}, 2026 8:1{n} pm</p>
+    <div class="content">{_BODIES[n]}<br><br>And a second line in post {n} about the printer bed.</div>{sig}
+  </div></div>
+  <div class="back2top"><a href="#top">Top</a></div>
+</div></div>"""
+
+
+def test_phpbb_author_line_is_name_and_the_posts_date() -> None:
+    """Each post's line is its author once and its own date, cut out of "by <name> »
+    <date>", with a signature or without one (never the profile box's "Joined")."""
+    posts = "".join(_phpbb_post(n, signature=n % 2 == 0) for n in range(5))
+    html = f"""<html><head><title>First layer - Printer Forum</title></head><body>
+<div class="navbar"><a href="/">Board index</a> <a href="/faq">FAQ</a></div>
+<div id="page-body"><h2>First layer will not stick</h2>{posts}</div>
+<div class="copyright">Powered by phpBB</div></body></html>"""
+    text = _forum(html)
+    for n in range(5):
+        assert f"{_NAMES[n]} Mon Mar 0{n + 1}, 2026 8:1{n} pm" in text, n
+        assert _BODIES[n] in text
+    for chrome in ("Joined", "by amber", "»", "Printing badly"):
+        assert chrome not in text
+
+
+def test_a_region_stands_alone() -> None:
+    """A table's row or cell widens to its table, a list's item to its list."""
+    root = lxml.html.document_fromstring(
+        "<html><body><table><tbody><tr><td>a</td></tr></tbody></table>"
+        "<ul><li>b</li></ul><div>c</div></body></html>"
+    )
+    table, ul, div = root.find("body")
+    assert standalone(table.find(".//td")) is table
+    assert standalone(table.find(".//tr")) is table
+    assert standalone(ul.find("li")) is ul
+    assert standalone(div) is div

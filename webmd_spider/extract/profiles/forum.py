@@ -6,19 +6,28 @@ cleans the posts out of it as a comment thread. This profile finds the posts by 
 structure, whatever the forum software names them: the largest run of sibling
 elements of one kind (one tag, one leading class word) most of which carry a date (a
 ``<time>``, a ``datetime`` attribute, or a short line that is a date: "Jul 9, 2022",
-"11-29-2024, 09:03 AM", "3 hours ago"). A run whose every member holds another such
-run is a layout around the thread (two page columns), and the inner run is the thread.
+"11-29-2024, 09:03 AM", "3 hours ago"). Two kinds of one tag that alternate (zebra
+rows: "odd" / "even") are one run. A post may be several members of the run (an old
+table layout gives each post a row, a row of buttons and a spacer row): a run whose
+dated members recur at a fixed period is a thread of posts that long, each post its
+member holding the message. A run whose every member holds another such run is a
+layout around the thread (two page columns), and the inner run is the thread.
 
 The region is the posts' container, widened to the page's title heading when that sits
 outside it (a question above its answers, a story above its comments) and the two
-meet below ``<body>``. It is cleaned as the ladder cleans its root, each post kept
-whole (what is inside a post, a signature or a share bar, is judged as usual).
+meet below ``<body>``, and widened to the table or list it is a part of when it is a
+fragment (a row, a cell): a region stands alone. It is cleaned as the ladder cleans
+its root, each post kept whole (what is inside a post, a signature or a share bar, is
+judged as usual).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 
 from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.profiles import ProfileInput, ProfileResult
@@ -29,6 +38,7 @@ from webmd_spider.extract.profiles.region import (
     measure_page,
 )
 from webmd_spider.extract.stats import CHARS, LINK_CHARS, Element, TextStats
+from webmd_spider.extract.tables import table_rows
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?"
 #: A date as forums print a post's: "Jul 9, 2022", "30th March 2025", "11-29-2024",
@@ -39,6 +49,19 @@ _DATE = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}"
     r"|\d+\s+(?:second|minute|min|hour|day|week|month|year)s?\s+ago"
     r"|(?:yesterday|today)\b)",
+    re.IGNORECASE,
+)
+#: The date a post's line shows: a date as `_DATE` finds it, with the weekday before it
+#: and the year and the time after it ("Mon Mar 02, 2026 8:14 pm", "Mar 3, 2026 at
+#: 7:14 PM"), cut out of its line ("by fran » Mon Mar 02, ...", "Posted: ...").
+_DATE_PHRASE = re.compile(
+    r"\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?,?\s+)?"
+    r"(?:\d{1,4}[./-]\d{1,2}[./-]\d{2,4}"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}})?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?"
+    r"|\d+\s+(?:second|minute|min|hour|day|week|month|year)s?\s+ago"
+    r"|(?:yesterday|today)\b)"
+    r"(?:,?\s*(?:at\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?)?",
     re.IGNORECASE,
 )
 #: A post's date is a short line: longer text holding a date is a post's body.
@@ -53,6 +76,9 @@ POSTS_MIN_SHARE = 0.25
 RUNS_JUDGED = 8
 #: Members of a run looked at for a date (a thread page shows 20 to 50 posts).
 MEMBERS_JUDGED = 40
+#: Two kinds of one tag alternating make one run (zebra rows) from this many members:
+#: two (one of each) is as likely a header and its body.
+ZEBRA_MIN = 3
 #: A run inside a member of another holding this share of the other's text is the
 #: thread, the other a layout around it.
 INNER_RUN_SHARE = 0.5
@@ -77,17 +103,48 @@ def _kind(element: Element) -> tuple[str, str]:
     return element.tag, ""
 
 
+def _zebras(
+    kinds: dict[tuple[str, str], list[Element]], children: list[tuple[tuple[str, str], Element]]
+) -> dict[tuple[str, str], list[Element]]:
+    """`kinds` (a parent's children by kind) with every two kinds of one tag that
+    alternate among `children` (the parent's children in order, with their kinds)
+    merged into one, its members in order: a forum that shades every other post gives
+    its posts two classes ("odd" / "even")."""
+    merged = dict(kinds)
+    names = sorted(kinds)
+    for n, first in enumerate(names):
+        for second in names[n + 1 :]:
+            if first[0] != second[0] or first not in merged or second not in merged:
+                continue
+            if abs(len(kinds[first]) - len(kinds[second])) > 1:
+                continue
+            if len(kinds[first]) + len(kinds[second]) < ZEBRA_MIN:
+                continue
+            pair = [(key, child) for key, child in children if key in (first, second)]
+            if any(a[0] == b[0] for a, b in pairwise(pair)):
+                continue
+            del merged[first], merged[second]
+            merged[(first[0], f"{first[1]}|{second[1]}")] = [child for _, child in pair]
+    return merged
+
+
 def _runs(stats: TextStats) -> list[_Run]:
-    """Every run of two or more sibling elements of one kind, the most text first."""
+    """Every run of two or more sibling elements of one kind (or of two alternating
+    kinds, `_zebras`), the most text first."""
     of = stats.of
     runs: list[_Run] = []
     for parent in stats.elements:
         if len(parent) < MIN_POSTS:
             continue
         kinds: dict[tuple[str, str], list[Element]] = {}
+        children: list[tuple[tuple[str, str], Element]] = []
         for child in parent:
             if isinstance(child.tag, str) and child in of:
-                kinds.setdefault(_kind(child), []).append(child)
+                key = _kind(child)
+                kinds.setdefault(key, []).append(child)
+                children.append((key, child))
+        if len(kinds) > 1:
+            kinds = _zebras(kinds, children)
         for key, members in kinds.items():
             if len(members) >= MIN_POSTS:
                 text = sum(of[m][CHARS] - of[m][LINK_CHARS] for m in members)
@@ -113,32 +170,79 @@ def _dated(post: Element, stats: TextStats) -> bool:
     return False
 
 
+def _posts_of(run: _Run, stats: TextStats) -> list[list[Element]] | None:
+    """The posts of a run, each as its members (the member holding its message first):
+    one member each when most members carry a date. When the dated members recur at a
+    fixed period instead, a post is the `period` members from its dated one (its row,
+    a row of buttons, a spacer row), its message the member at the offset from the
+    dated one that holds the most text (the dated row itself, or the row after a
+    header row). None when the run is not a thread."""
+    judged = run.members[:MEMBERS_JUDGED]
+    dated = [n for n, member in enumerate(judged) if _dated(member, stats)]
+    if len(dated) < MIN_POSTS:
+        return None
+    if len(dated) >= DATED_SHARE * len(judged):
+        return [[member] for member in run.members]
+    gaps = Counter(b - a for a, b in pairwise(dated))
+    period, regular = gaps.most_common(1)[0]
+    if period < 2 or regular < DATED_SHARE * len(gaps):
+        return None
+    if len(dated) < DATED_SHARE * len(judged) / period:
+        return None  # the dated posts do not fill the run (a few dated among many)
+    members = run.members
+    if len(members) > len(judged):  # the posts past the judged ones, dated as well
+        dated += [n for n in range(len(judged), len(members)) if _dated(members[n], stats)]
+    of = stats.of
+    groups = [
+        members[n : min(n + period, next_n)]
+        for n, next_n in zip(dated, [*dated[1:], len(members)], strict=True)
+    ]
+
+    def text_at(offset: int) -> int:
+        at = (group[offset] for group in groups if offset < len(group))
+        return sum(of[m][CHARS] - of[m][LINK_CHARS] for m in at)
+
+    offset = max(range(period), key=lambda o: (text_at(o), -o))  # ties: the dated one
+    return [
+        [group[offset], *(m for m in group if m is not group[offset])]
+        for group in groups
+        if offset < len(group)
+    ]
+
+
 def find_posts(page: Page) -> list[Element] | None:
-    """The thread's posts in document order, or None when the page has no run of
-    dated sibling posts holding `POSTS_MIN_SHARE` of its text."""
+    """The thread's posts in document order (the member holding each one's message),
+    or None when the page has no run of dated sibling posts holding `POSTS_MIN_SHARE`
+    of its text."""
+    groups = find_post_groups(page)
+    return [group[0] for group in groups] if groups else None
+
+
+def find_post_groups(page: Page) -> list[list[Element]] | None:
+    """The thread's posts in document order, each as its members, the one holding its
+    message first (see `_posts_of`); None as `find_posts`."""
     stats = page.stats
     body = stats.of.get(page.body)
     if body is None:
         return None
     total = body[CHARS] - body[LINK_CHARS]
-    threads: list[_Run] = []
+    threads: list[tuple[_Run, list[list[Element]]]] = []
     for run in _runs(stats)[:RUNS_JUDGED]:
         if run.text < POSTS_MIN_SHARE * total:
             break
-        members = run.members[:MEMBERS_JUDGED]
-        dated = sum(1 for m in members if _dated(m, stats))
-        if dated >= MIN_POSTS and dated >= DATED_SHARE * len(members):
-            threads.append(run)
-    for run in threads:
+        posts = _posts_of(run, stats)
+        if posts is not None:
+            threads.append((run, posts))
+    for run, posts in threads:
         # a layout around the thread: the thread is a run inside one of its members
         inner = any(
             other.key != run.key
             and other.text >= INNER_RUN_SHARE * run.text
             and any(m in run.members for m in other.parent.iterancestors())
-            for other in threads
+            for other, _ in threads
         )
         if not inner:
-            return run.members
+            return posts
     return None
 
 
@@ -157,9 +261,6 @@ _PROFILE_HREF = re.compile(
 )
 #: Class / itemprop words of a post's author name.
 _AUTHOR_WORDS = frozenset({"author", "username", "user-name", "poster", "creator", "name"})
-#: A box holding a date and more (a "Posted" label, the post's number) is its line
-#: when it is this short.
-DATE_MAX_CHARS = 40
 #: An author's name is a short line.
 AUTHOR_MAX_CHARS = 40
 
@@ -213,39 +314,72 @@ def _follow(post: Element, path: tuple[tuple[str, str], ...], stats: TextStats) 
     return node
 
 
-def _meta_line(post: Element, body: Element, stats: TextStats) -> str:
-    """The post's author and date, outside its message: "felixen Jul 9, 2022". The
-    date is the one nearest the message (the last before it, else the first after it):
-    a user box's "Joined: 14 Apr 2019" comes before the post's header."""
+def _is_time(element: Element) -> bool:
+    """A ``<time>`` or an element giving a machine-readable date: its text is a date."""
+    return element.tag == "time" or bool(element.get("datetime"))
+
+
+def _around(node: Element, body: Element) -> Iterator[tuple[Element | None, str]]:
+    """`node`'s content outside `body` in document order: (element, its own leading
+    text) as each element starts, (None, its tail) after it; `body` as (body, "") and
+    nothing of it; a date element's children are its text, not walked."""
+    for child in node:
+        if child is body:
+            yield body, ""
+        elif isinstance(child.tag, str):
+            yield child, child.text or ""
+            if not _is_time(child):
+                yield from _around(child, body)
+        if child.tail:
+            yield None, child.tail
+
+
+def _date_in(text: str) -> str:
+    """The date a short line shows ("Posted: Mon Mar 02, 2026 8:14 pm" -> "Mon Mar 02,
+    2026 8:14 pm"), "" when the line is long (a sentence of a post) or holds none."""
+    line = " ".join(text.split())
+    if not line or len(line) > DATE_LINE_MAX_CHARS:
+        return ""
+    found = _DATE_PHRASE.search(line)
+    return found.group(0).strip(" ,") if found else ""
+
+
+def _meta_line(members: list[Element], body: Element, stats: TextStats) -> str:
+    """The post's author and date, outside its message: "felixen Jul 9, 2022".
+    `members`: the post's elements in document order. The date is read from the
+    post's text segments, cut out of its line ("by fran » Mon Mar 02, ...", a label
+    and a date, a name and a date in one element), the one nearest the message (the
+    last before it, else the first after it): a user box's "Joined: 14 Apr 2019" comes
+    before the post's header."""
     of = stats.of
     author = before = after = ""
-    inside = False  # the walk is in the message
     passed = False  # the walk went past the message
-    for element in post.iter():
+    segments = (
+        item for member in members for item in ((member, member.text or ""), *_around(member, body))
+    )
+    for element, text in segments:
         if element is body:
-            inside = True
+            passed = True
             continue
-        if inside:
-            if body in element.iterancestors():
-                continue
-            inside, passed = False, True
         if passed and after and author:
             break
-        s = of.get(element)
-        if s is None or not s[CHARS] or s[CHARS] > DATE_LINE_MAX_CHARS:
-            continue
-        text = " ".join(element.text_content().split())
-        if (
-            element.tag == "time"
-            or element.get("datetime")
-            or ((len(element) == 0 or s[CHARS] <= DATE_MAX_CHARS) and _DATE.search(text))
-        ):
+        if element is not None and _is_time(element):
+            date = " ".join(element.text_content().split()) or element.get("datetime", "")
+        else:
+            date = _date_in(text)
+        if date:
             if not passed:
-                before = text
+                before = date
             elif not after:
-                after = text
-        elif not author and s[CHARS] <= AUTHOR_MAX_CHARS and _names_author(element):
-            author = text
+                after = date
+        if element is None or author or not _names_author(element):
+            continue
+        s = of.get(element)
+        name = " ".join(element.text_content().split())
+        # an author's box that holds the date too ("by fran » Mar 2") is a line: its
+        # name is in an element of its own, met next
+        if s is not None and 0 < s[CHARS] <= AUTHOR_MAX_CHARS and not _DATE.search(name):
+            author = name
     date = before or after
     words = author.split()
     half = len(words) // 2
@@ -262,12 +396,33 @@ def _names_author(element: Element) -> bool:
     return any(name in _AUTHOR_WORDS for name in names)
 
 
-def _rebuild(posts: list[Element], stats: TextStats, audit: LossAudit | None) -> list[Element]:
+def _drop(element: Element, audit: LossAudit | None) -> None:
+    """Remove `element`, its tail kept, noted in `audit` before it goes."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    if audit is not None:
+        audit.note(element, RULE)
+    if element.tail and element.tail.strip():
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + element.tail
+        else:
+            parent.text = (parent.text or "") + element.tail
+    parent.remove(element)
+
+
+def _rebuild(
+    groups: list[list[Element]], stats: TextStats, audit: LossAudit | None
+) -> list[Element]:
     """Each post rewritten as its author and date line and its message, when the
     posts share the way down to their message (the path most of them take); what else
-    a post holds (a user box, a signature, reactions, a reply's controls) goes, each
-    child noted in `audit` as it goes. Returns the elements to keep whole: posts,
-    messages, lines."""
+    a post holds (a user box, a signature, reactions, a reply's controls, its other
+    rows) goes, each child noted in `audit` as it goes. A post that is a table's row
+    gets its line and message in one cell, and the table's rows of header cells (the
+    layout's "Author" / "Message") go: the table is the thread's layout, not data.
+    Returns the elements to keep whole: posts, messages, lines."""
+    posts = [group[0] for group in groups]
     paths: dict[tuple[tuple[str, str], ...], int] = {}
     for post in posts:
         path = _body_path(post, stats)
@@ -276,11 +431,17 @@ def _rebuild(posts: list[Element], stats: TextStats, audit: LossAudit | None) ->
     kept: list[Element] = list(posts)
     if not path:
         return kept
-    for post in posts:
+    tables: list[Element] = []
+    for group in groups:
+        post = group[0]
         body = _follow(post, path, stats)
         if body is None:
             continue
-        line = _meta_line(post, body, stats)
+        parent = post.getparent()
+        in_order = group if parent is None else [m for m in parent if m in group]
+        line = _meta_line(in_order, body, stats)
+        for other in group[1:]:
+            _drop(other, audit)
         tail = post.tail
         for child in list(post):
             # noted before it goes, so the loss audit counts it; the message moves out
@@ -291,14 +452,28 @@ def _rebuild(posts: list[Element], stats: TextStats, audit: LossAudit | None) ->
             post.remove(child)
         post.text = None
         post.tail = tail
+        box = post
+        if post.tag == "tr":
+            box = post.makeelement("td", {})
+            post.append(box)
+            table = parent
+            if table is not None and table.tag in ("thead", "tbody", "tfoot"):
+                table = table.getparent()
+            if table is not None and table not in tables:
+                tables.append(table)
         if line:
             meta = post.makeelement("p", {})
             meta.text = line
-            post.append(meta)
+            box.append(meta)
             kept.append(meta)
         body.tail = None
-        post.append(body)
+        box.append(body)
         kept.append(body)
+    for table in tables:
+        for row in table_rows(table)[0]:
+            cells = [c for c in row if isinstance(c.tag, str)]
+            if cells and all(c.tag == "th" for c in cells) and row not in kept:
+                _drop(row, audit)
     return kept
 
 
@@ -306,9 +481,10 @@ def forum_profile(inp: ProfileInput) -> ProfileResult | None:
     """Every post of the thread, in order (see the module docstring); None when the
     page shows no run of dated posts (the ladder takes it)."""
     page = measure_page(inp)
-    posts = find_posts(page)
-    if not posts:
+    groups = find_post_groups(page)
+    if not groups:
         return None
+    posts = [group[0] for group in groups]
     region = posts[0].getparent()
     assert region is not None  # a run's members have their parent
     if page.h1 is not None:
@@ -317,6 +493,6 @@ def forum_profile(inp: ProfileInput) -> ProfileResult | None:
         both = common_ancestor(region, page.h1)
         if both is not None and both is not page.body and both.tag not in ("body", "html"):
             region = both
-    kept = _rebuild(posts, page.stats, inp.audit)
+    kept = _rebuild(groups, page.stats, inp.audit)
     rewritten = len(kept) > len(posts)
     return clean_region(inp, page, region, "forum", keep=kept, rewritten=rewritten)

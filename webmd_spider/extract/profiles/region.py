@@ -20,6 +20,34 @@ from webmd_spider.extract.root import Selection, _page_h1
 from webmd_spider.extract.stats import Element, TextStats, measure, remeasure
 from webmd_spider.extract.survey import Survey, survey
 
+#: Elements that are a fragment of their container, not a block that stands alone: a
+#: table's row, cell or row group, a list's item, a definition list's term. Rendered
+#: alone they lose their structure (a row's cells run together) and, serialised, they
+#: do not parse back as one element.
+_PART_OF = {
+    **dict.fromkeys(("tr", "td", "th", "thead", "tbody", "tfoot", "caption"), "table"),
+    **dict.fromkeys(("colgroup", "col"), "table"),
+    "li": "ul ol menu",
+    "dt": "dl",
+    "dd": "dl",
+    "option": "select",
+    "optgroup": "select",
+}
+
+
+def standalone(element: Element) -> Element:
+    """`element`, or the container it is a fragment of (see `_PART_OF`): the nearest
+    ancestor a region can be (a row's table, an item's list); `element` itself when it
+    has no such ancestor."""
+    node = element
+    while node.tag in _PART_OF:
+        containers = _PART_OF[node.tag].split()
+        whole = next((up for up in node.iterancestors() if up.tag in containers), None)
+        if whole is None:
+            return node
+        node = whole
+    return node
+
 
 @dataclass(slots=True)
 class Page:
@@ -54,7 +82,9 @@ def clean_region(
     root, never removing an element of `keep` whole (nor its ancestors), and return
     it as the profile's result with `method` as its extraction method. `rewritten`:
     the profile changed the region's tree since the page was measured (its numbers
-    are measured again, the region's alone)."""
+    are measured again, the region's alone). A region that is a fragment of its
+    container (a table's row) is widened to that container (`standalone`)."""
+    region = standalone(region)
     if rewritten:
         stats = measure(region)
         candidates = survey(region, stats).candidates
