@@ -1,6 +1,7 @@
 """Train, cross-validate and export the page-type model (issue 32, item 3). Offline only.
 
     .bench-venv/bin/python bench/train_page_type.py [--cache DIR] [--refresh] [--write-model]
+        [--oof-out bench/results/page_type_oof.json]
 
 Needs scikit-learn in .bench-venv (``.bench-venv/bin/pip install scikit-learn``); the
 shipped model is a JSON file evaluated in pure Python by ``extract.page_type``.
@@ -13,6 +14,10 @@ shipped model is a JSON file evaluated in pure Python by ``extract.page_type``.
    site is in both the fit and the test; each fold's model is exported and evaluated
    by the shipped pure-Python code (the same decision rules), never on its own pages.
    Prints accuracy, the confusion matrix and per-type precision / recall.
+   ``--oof-out FILE`` writes each WCXB dev page's out-of-fold type ({page_id: type}:
+   the decision of the fold model that did not see the page), which
+   ``bench/wcxb_types.py --types-from FILE`` forces, so the extraction figures per type
+   can be given with types the model was not fit to.
 3. Hold-out half: fit on the crc32-even half, test on the odd half (bench/halves.py).
 4. Trained on all of WCXB dev: the predicted type distribution on trafilatura-dev and
    Readability (no labels: a sanity check that their articles stay article / other).
@@ -241,6 +246,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/page_type_trees"))
     parser.add_argument("--refresh", action="store_true", help="re-run extract() on the pages")
     parser.add_argument("--write-model", action="store_true")
+    parser.add_argument(
+        "--oof-out", type=Path, help="write the out-of-fold type of every WCXB dev page"
+    )
     args = parser.parse_args()
     if args.refresh or not (args.cache / "pages.json").exists():
         pages = cleaned_trees(args.cache)
@@ -256,11 +264,18 @@ def main() -> None:
 
     folds = GroupKFold(n_splits=5)
     pairs: list[tuple[str, str]] = []
+    oof: dict[str, str] = {}  # page id -> type from the fold model that did not see it
     groups = [r["domain"] for r in wcxb]
     for train, test in folds.split(wcxb, groups=groups):
         model = fit([wcxb[i] for i in train])
-        pairs += [(wcxb[i]["label"], predict(model, wcxb[i])[0]) for i in test]
+        for i in test:
+            oof[wcxb[i]["id"]] = predict(model, wcxb[i])[0]
+            pairs.append((wcxb[i]["label"], oof[wcxb[i]["id"]]))
     report("5-fold CV on WCXB dev (grouped by domain)", pairs)
+    if args.oof_out:
+        args.oof_out.parent.mkdir(parents=True, exist_ok=True)
+        args.oof_out.write_text(json.dumps(dict(sorted(oof.items())), indent=0) + "\n")
+        print(f"wrote {len(oof)} out-of-fold types to {args.oof_out}")
 
     even = [r for r in wcxb if half_of(r["id"]) == "even"]
     odd = [r for r in wcxb if half_of(r["id"]) == "odd"]

@@ -1,11 +1,16 @@
 """WCXB dev in process, per page type, whole and by hash half (issue 32).
 
-    .venv/bin/python bench/wcxb_types.py [--types forum,service] [--oracle] [--out F.json]
+    .venv/bin/python bench/wcxb_types.py [--types forum,service] [--oracle | --types-from F]
+        [--pages-out F.json]
 
 Runs ``extract()`` on the pages of ../shared/bench/extraction/corpus/wcxb-dev (or
 ``--data``) and scores the ``text`` with the benchmark's own ``evaluate.word_f1``, the
 figure ``wcxb_run.py`` gives. ``--oracle`` hands the extractor the benchmark's page type
 (``ExtractOptions.page_type``): a profile's ceiling, apart from the classifier.
+``--types-from FILE`` forces each page's type from FILE ({page_id: type}), e.g. the
+out-of-fold types ``bench/train_page_type.py --oof-out`` writes: the shipped model was
+fit to all of WCXB dev, so its own types here are in-sample; the out-of-fold ones are
+what the model says of pages it did not see (a page absent from FILE is classified).
 
 Halves: crc32 of the page id, even / odd, as ``bench/halves.py``. Misses are read from
 the even half only; the odd half is the hold-out (BENCHMARKS reports both).
@@ -43,13 +48,13 @@ def half_of(page_id: str) -> str:
     return "odd" if zlib.crc32(page_id.encode("utf-8")) % 2 else "even"
 
 
-def _one(job: tuple[str, str, str, str, bool]) -> dict[str, Any]:
+def _one(job: tuple[str, str, str, str]) -> dict[str, Any]:
     from webmd_spider.extract import ExtractOptions, extract
 
-    page_id, url, path, label, oracle = job
+    page_id, url, path, forced = job  # forced: the type to give the extractor, or ""
     with gzip.open(path, "rb") as raw:
         html = raw.read()
-    options = ExtractOptions(page_type=label if oracle else "")
+    options = ExtractOptions(page_type=forced)
     started = time.process_time()
     doc = extract(html, url, options=options)
     cpu = time.process_time() - started
@@ -60,12 +65,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--types", default="", help="only these benchmark page types")
-    parser.add_argument("--oracle", action="store_true", help="give the extractor the label")
+    given = parser.add_mutually_exclusive_group()
+    given.add_argument("--oracle", action="store_true", help="give the extractor the label")
+    given.add_argument(
+        "--types-from", type=Path, help="force each page's type from this {page_id: type} file"
+    )
     parser.add_argument("--half", choices=("all", "even", "odd"), default="all")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--pages-out", type=Path)
     args = parser.parse_args()
     evaluate = _evaluator(args.data)
+    forced_types: dict[str, str] = (
+        json.loads(args.types_from.read_text()) if args.types_from else {}
+    )
     wanted = {t for t in args.types.split(",") if t}
     jobs, truth = [], {}
     for gt_path in sorted((args.data / "dev" / "ground-truth").glob("*.json")):
@@ -80,7 +92,8 @@ def main() -> None:
             continue
         html_path = args.data / "dev" / "html" / f"{page_id}.html.gz"
         truth[page_id] = (label, gt["ground_truth"].get("main_content") or "")
-        jobs.append((page_id, gt.get("url", ""), str(html_path), label, args.oracle))
+        forced = label if args.oracle else forced_types.get(page_id, "")
+        jobs.append((page_id, gt.get("url", ""), str(html_path), forced))
     with ProcessPoolExecutor(args.processes) as pool:
         results = list(pool.map(_one, jobs, chunksize=8))
     by: dict[tuple[str, str], list[float]] = defaultdict(list)
