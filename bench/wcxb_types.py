@@ -7,7 +7,9 @@ Runs ``extract()`` on the pages of ../shared/bench/extraction/corpus/wcxb-dev (o
 ``--data``) and scores the ``text`` with the benchmark's own ``evaluate.word_f1``, the
 figure ``wcxb_run.py`` gives. ``--oracle`` hands the extractor the benchmark's page type
 (``ExtractOptions.page_type``): a profile's ceiling, apart from the classifier.
-``--types-from FILE`` forces each page's type from FILE ({page_id: type}), e.g. the
+``--types-from FILE`` forces each page's type from FILE ({page_id: type}), as the
+shipped extractor would act on it (a listing or collection the model alone said keeps
+the ladder: ``profiles.profile_applies``), e.g. the
 out-of-fold types ``bench/train_page_type.py --oof-out`` writes: the shipped model was
 fit to all of WCXB dev, so its own types here are in-sample; the out-of-fold ones are
 what the model says of pages it did not see (a page absent from FILE is classified).
@@ -48,12 +50,26 @@ def half_of(page_id: str) -> str:
     return "odd" if zlib.crc32(page_id.encode("utf-8")) % 2 else "even"
 
 
-def _one(job: tuple[str, str, str, str]) -> dict[str, Any]:
+def _one(job: tuple[str, str, str, str, bool]) -> dict[str, Any]:
     from webmd_spider.extract import ExtractOptions, extract
+    from webmd_spider.extract.page_type import PageType
+    from webmd_spider.extract.profiles import DECISIVE_ONLY, profile_applies
 
-    page_id, url, path, forced = job  # forced: the type to give the extractor, or ""
+    # forced: the type to give the extractor, or ""; gate: forced from --types-from
+    page_id, url, path, forced, gate = job
     with gzip.open(path, "rb") as raw:
         html = raw.read()
+    if gate and forced in DECISIVE_ONLY:
+        # as shipped: the cards profile takes the content only on decisive evidence
+        # (profiles.profile_applies); the page's schema types and rules do not depend
+        # on the model, so the live classification tells whether the forced type would
+        # have come with such evidence; without it the ladder reads the page (as for
+        # an article, which has no profile)
+        live = extract(html, url).page_type_evidence
+        said = bool(live) and not live[0].startswith(("model:", "unsure:"))
+        evidence = tuple(live) if said else ("model:", *live[1:])
+        if not profile_applies(PageType(forced, evidence)):
+            forced = "article"
     options = ExtractOptions(page_type=forced)
     started = time.process_time()
     doc = extract(html, url, options=options)
@@ -93,7 +109,8 @@ def main() -> None:
         html_path = args.data / "dev" / "html" / f"{page_id}.html.gz"
         truth[page_id] = (label, gt["ground_truth"].get("main_content") or "")
         forced = label if args.oracle else forced_types.get(page_id, "")
-        jobs.append((page_id, gt.get("url", ""), str(html_path), forced))
+        gate = not args.oracle and page_id in forced_types
+        jobs.append((page_id, gt.get("url", ""), str(html_path), forced, gate))
     with ProcessPoolExecutor(args.processes) as pool:
         results = list(pool.map(_one, jobs, chunksize=8))
     by: dict[tuple[str, str], list[float]] = defaultdict(list)
