@@ -179,3 +179,24 @@ def test_never_raises_on_junk(html: str, ld: list[str], url: str) -> None:
     kind = classify_page(root, ld_types=ld, url=url)
     assert kind.name in PAGE_TYPES
     assert all(isinstance(e, str) and len(e) <= 40 for e in kind.evidence)
+
+
+def test_a_documentation_generator_decides_without_reading_the_page() -> None:
+    """The generator given by the caller decides at once (the walk is skipped), as the
+    generator read from the page decides in the full step; DocBook (PostgreSQL's docs)
+    is one."""
+    from webmd_spider.extract import extract
+    from webmd_spider.extract.page_type import classify_page
+
+    page = (
+        '<html><head><meta name="generator" content="DocBook XSL Stylesheets V1.79.2">'
+        "<title>CREATE TABLE</title></head><body><h1>CREATE TABLE</h1>"
+        + "<p>CREATE TABLE will create a new, initially empty table in the database.</p>" * 5
+        + "</body></html>"
+    )
+    doc = extract(page, "https://www.postgresql.org/docs/15/sql-createtable.html")
+    assert doc.page_type == "documentation"
+    assert doc.page_type_evidence == ["generator:docbook"]
+    tree = lxml.html.fromstring(page)
+    given = classify_page(tree, generator="docbook xsl stylesheets v1.79.2")
+    assert given == classify_page(tree)

@@ -160,7 +160,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
     if opts.page_type in PAGE_TYPES:
         kind = PageType(opts.page_type, ("given",))
     else:
-        kind = classify_page(root, ld_types=doc.json_ld_types, url=url)
+        kind = classify_page(root, ld_types=doc.json_ld_types, url=url, generator=generator)
     doc.page_type, doc.page_type_evidence = kind.name, list(kind.evidence)
     if opts.main_content_only:
         profile = PROFILES.get(kind.name) if profile_applies(kind) else None

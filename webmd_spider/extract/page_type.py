@@ -32,6 +32,7 @@ from webmd_spider.extract.page_type_features import (
     FEATURE_NAMES,
     SCHEMA_GROUPS,
     Features,
+    documentation_generator,
     page_features,
 )
 
@@ -80,11 +81,20 @@ class PageType:
 
 
 def classify_page(
-    root: lxml.html.HtmlElement, *, ld_types: Sequence[str] = (), url: str = ""
+    root: lxml.html.HtmlElement,
+    *,
+    ld_types: Sequence[str] = (),
+    url: str = "",
+    generator: str = "",
 ) -> PageType:
     """The type of the cleaned page ``root`` (its ``<html>``); ``ld_types`` are its
-    JSON-LD types (microdata ``itemtype`` is read from the tree), ``url`` its address.
+    JSON-LD types (microdata ``itemtype`` is read from the tree), ``url`` its address,
+    ``generator`` its ``<meta name="generator">`` lower-cased when the caller has it.
     Never raises; deterministic."""
+    if generator and documentation_generator(generator):
+        # decisive before any other evidence (`decide`): a documentation site's pages,
+        # the ones a crawl meets by the thousand, skip the walk of the tree
+        return PageType("documentation", (f"generator:{generator.split()[0]}",))
     try:
         features = page_features(root, ld_types=ld_types, url=url)
     except (ValueError, TypeError, AttributeError):  # a tree lxml itself half-built

@@ -192,8 +192,16 @@ _CARD_HEADINGS = frozenset(("h2", "h3", "h4", "h5"))
 _DOC_GENERATORS = (
     *("sphinx", "javadoc", "rustdoc", "doxygen", "mkdocs", "docusaurus", "hugo-book"),
     *("gitbook", "vitepress", "jsdoc", "pdoc", "godoc", "antora", "docfx", "typedoc"),
-    *("asciidoctor", "texinfo"),
+    *("asciidoctor", "texinfo", "docbook"),
 )
+
+
+def documentation_generator(generator: str) -> bool:
+    """Whether ``generator`` (a page's ``<meta name="generator">``, lower-cased) is a
+    documentation generator's."""
+    return any(g in generator for g in _DOC_GENERATORS)
+
+
 #: counted tags, one feature each
 _COUNTED = (
     *("p", "a", "img", "ul", "table", "form", "pre", "code", "article", "section", "nav"),
@@ -449,7 +457,7 @@ def page_features(
     cards = _max_count(rich_link_keys)
     posts = max(post_repeat, _max_count(time_keys))
     kchars = max(text_chars, 1) / 1000
-    doc_generator = any(g in generator for g in _DOC_GENERATORS)
+    doc_generator = documentation_generator(generator)
     named = {
         "elements_log": math.log1p(elements),
         "text_log": math.log1p(text_chars),
