@@ -394,7 +394,10 @@ class Frontier:
             # rel="nofollow" links: discovered, refused (README: every discovered URL
             # ends as a row or a counted rejection)
             self.ledger.reject_all(doc.nofollow_links, "nofollow", site.website)
-        index_like = row is not None and index_like_row(row)
+        # a start page's links are the crawl's way in, whatever the page looks like (a
+        # home page is often mostly links): never queued behind the rest
+        start = depth == 0 and response is not None and response.meta.get("webmd_via") == "input"
+        index_like = row is not None and not start and index_like_row(row)
         held = site.held_links
         if held is not None and len(held) < MAX_HELD_PAGES:
             # the sitemaps are still being read: their URLs go first (discovery.start)
