@@ -207,6 +207,13 @@ def test_the_flags_are_views_on_spider_options() -> None:
         [WEBMD, "crawl", "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert all(flag.flag in help_text for flag in FLAGS)
+    # a list flag gathers its values into the option, as -a name=a,b does
+    from webmd_spider.crawl_command import build_parser, option_values
+
+    args = build_parser().parse_args(
+        ["https://example.org/", "--skip-page-types", "listing", "--skip-page-types", "collection"]
+    )
+    assert option_values(args)["skip_page_types"] == ["listing", "collection"]
 
 
 def test_summary_and_hints_on_plain_data() -> None:

@@ -89,6 +89,14 @@ FLAGS: tuple[Flag, ...] = (
         "SCOPE",
     ),
     Flag(
+        "--skip-page-types",
+        "skip_page_types",
+        "write pages of these types (listing, collection...) as skipped rows, links "
+        "still followed; repeatable",
+        "TYPE",
+        "list",
+    ),
+    Flag(
         "--chunk-tokens",
         "chunk_tokens",
         "split each page into chunks of about N tokens (default 400; 0: no chunks)",
