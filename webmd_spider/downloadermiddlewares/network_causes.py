@@ -102,7 +102,7 @@ class NetworkCause:
         return host == self.host and port == self.port and parts.scheme.lower() == self.scheme
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
+def exception_chain(exc: BaseException) -> Iterator[BaseException]:
     """``exc``, its causes and contexts, and the failures a ``ResponseFailed`` or
     ``ResponseNeverReceived`` holds (each once, at most ``_CHAIN_LIMIT``)."""
     todo: list[BaseException] = [exc]
@@ -150,7 +150,7 @@ def network_cause(exc: BaseException | None, url: str) -> NetworkCause | None:
         port = parts.port or _DEFAULT_PORTS.get(scheme, 0)
     except ValueError:
         port = _DEFAULT_PORTS.get(scheme, 0)
-    for cause in _chain(exc):
+    for cause in exception_chain(exc):
         text = str(cause)
         if isinstance(cause, CannotResolveHostError | tx_error.DNSLookupError):
             if "refused: " in text:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import gzip
 import struct
 import zlib
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from scrapy.exceptions import (
@@ -36,7 +35,7 @@ from twisted.internet import error as tx_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed
 
-from webmd_spider.downloadermiddlewares.network_causes import network_cause
+from webmd_spider.downloadermiddlewares.network_causes import exception_chain, network_cause
 from webmd_spider.downloadermiddlewares.politeness import TIMEOUTS
 from webmd_spider.downloadermiddlewares.redirect_guard import OFFSITE_REDIRECT
 from webmd_spider.transport.http_handler import ResponseHeadersTooLarge
@@ -61,31 +60,10 @@ _UNREACHABLE = (
 _DECODER_MODULES = frozenset({"brotli", "brotlicffi", "_brotli", "zstd", "_zstd", "zstandard"})
 #: A short, truncated gzip body fails inside Scrapy's gunzip with these.
 _TRUNCATED_STREAM = (EOFError, struct.error)
-_CHAIN_LIMIT = 16
 #: Scrapy's Request refuses a URL like ``javascript:alert(1)`` with this ValueError; in a
 #: download's errback it comes from a redirect's Location (the request's own URL was
 #: valid when it was made).
 _MISSING_SCHEME = "Missing scheme in request url:"
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc``, its causes and contexts, and the failures a ``ResponseFailed`` holds
-    (breadth-first, each once, at most ``_CHAIN_LIMIT``)."""
-    todo: list[BaseException] = [exc]
-    seen: set[int] = set()
-    while todo and len(seen) < _CHAIN_LIMIT:
-        current = todo.pop(0)
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        for reason in getattr(current, "reasons", None) or ():
-            value = getattr(reason, "value", None)
-            if isinstance(value, BaseException):
-                todo.append(value)
-        for linked in (current.__cause__, current.__context__):
-            if linked is not None:
-                todo.append(linked)
 
 
 def _decoding_error(exc: BaseException) -> bool:
@@ -131,7 +109,7 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
         return "too-large", "the response is larger than the page size limit (DOWNLOAD_MAXSIZE)"
     if isinstance(exc, IgnoreRequest) and "max redirections" in lowered:
         return "http-error", "too many redirects (REDIRECT_MAX_TIMES)"
-    for cause in _chain(exc) if exc is not None else ():
+    for cause in exception_chain(exc) if exc is not None else ():
         if isinstance(cause, ResponseHeadersTooLarge):
             return "http-error", f"the response headers are too large: {cause}"
         if _decoding_error(cause):
