@@ -128,13 +128,6 @@ def test_an_address_allow_local_cannot_open_is_left_to_the_guard() -> None:
         crawl(url, max_pages=1).close()  # no OptionsError; the child never started
 
 
-def test_the_local_allowlist_is_the_spiders() -> None:
-    from webmd_spider.api import LOCAL_ALLOWLIST
-    from webmd_spider.spiders.job_setup import LOCAL_ALLOWLIST as SPIDERS
-
-    assert LOCAL_ALLOWLIST == SPIDERS
-
-
 def test_a_start_the_child_refuses_is_an_options_error(tmp_path: Path) -> None:
     with pytest.raises(OptionsError, match="unsupported address type 'ftp:'"):
         list(crawl("ftp://x"))

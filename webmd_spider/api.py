@@ -47,7 +47,7 @@ from webmd_spider.documents import MARKDOWN
 from webmd_spider.items import COLUMNS, Row
 from webmd_spider.offload.page_work import HTML, extract_page
 from webmd_spider.options import JobOptions, OptionsError, build_options
-from webmd_spider.policy.netguard import AddressPolicy
+from webmd_spider.policy.netguard import LOCAL_ALLOWLIST, AddressPolicy
 from webmd_spider.rows.hints import hints
 from webmd_spider.rows.page_rows import build_page_row
 from webmd_spider.urls import parse_start_inputs
@@ -126,20 +126,6 @@ def crawl(
         refuse_local_starts(values, settings or {})
     pairs = [(str(k), _setting_value(v)) for k, v in (settings or {}).items()]
     return _rows(values, pairs, stop_event)
-
-
-#: What ``allow_local`` lets through the SSRF guard: the spider's
-#: ``job_setup.LOCAL_ALLOWLIST``, which this layer may not import (it is the spider's,
-#: and would load Scrapy here); a test keeps the two equal.
-LOCAL_ALLOWLIST = (
-    "localhost",
-    "127.0.0.0/8",
-    "::1/128",
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "fc00::/7",
-)
 
 
 def refuse_local_starts(values: Mapping[str, Any], settings: Mapping[str, Any]) -> None:

@@ -305,6 +305,22 @@ def _embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Addres
     return None
 
 
+#: What ``allow_local`` lets through the SSRF guard: loopback (RFC 1122 section 3.2.1.3,
+#: RFC 4291 section 2.5.3) and private networks (RFC 1918, RFC 4193 unique local). Not
+#: link-local (RFC 3927: 169.254.169.254 is the cloud metadata service) nor any other
+#: special-purpose range. ``localhost`` by name too (RFC 6761 section 6.3: loopback
+#: by definition, refused by name unless allow-listed).
+LOCAL_ALLOWLIST = (
+    "localhost",
+    "127.0.0.0/8",
+    "::1/128",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "fc00::/7",
+)
+
+
 @dataclass(frozen=True)
 class AddressPolicy:
     """Which IP addresses a crawl may connect to. Build once per crawl.

@@ -31,7 +31,7 @@ from webmd_spider.options import (
     OptionsError,
     build_options,
 )
-from webmd_spider.policy.netguard import AddressPolicy
+from webmd_spider.policy.netguard import LOCAL_ALLOWLIST, AddressPolicy
 from webmd_spider.policy.politeness import parse_host_delay
 from webmd_spider.policy.scope import StartScopes
 from webmd_spider.policy.traps import TrapDetector, TrapPolicy
@@ -56,22 +56,6 @@ from webmd_spider.urls import (
 
 # the spider's own logger: its start-up lines read as they always did
 logger = logging.getLogger("webmd_spider.spiders.site")
-
-
-#: What ``allow_local`` lets through the SSRF guard: loopback (RFC 1122 section 3.2.1.3,
-#: RFC 4291 section 2.5.3) and private networks (RFC 1918, RFC 4193 unique local). Not
-#: link-local (RFC 3927: 169.254.169.254 is the cloud metadata service) nor any other
-#: special-purpose range. ``localhost`` by name too (RFC 6761 section 6.3: loopback
-#: by definition, refused by name unless allow-listed).
-LOCAL_ALLOWLIST = (
-    "localhost",
-    "127.0.0.0/8",
-    "::1/128",
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "fc00::/7",
-)
 
 
 @dataclass
