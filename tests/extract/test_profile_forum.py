@@ -251,3 +251,44 @@ def test_a_region_stands_alone() -> None:
     assert standalone(table.find(".//tr")) is table
     assert standalone(ul.find("li")) is ul
     assert standalone(div) is div
+
+
+def _comment(n: int, replies: str = "") -> str:
+    name = _NAMES[n % len(_NAMES)]
+    return f"""
+<li class="comment" id="tree_{500 + n}"><div class="cw" id="comment_{500 + n}">
+  <div class="head"><a href="/users/{name}">{name}</a> <span>Jan {n + 1}, 2024</span></div>
+  <div class="body"><p>Comment {n}: the kernel would gain {n + 2} new kinds of undefined behaviour from that change.</p></div>
+</div>{f'<ul class="replies">{replies}</ul>' if replies else ""}</li>"""
+
+
+def test_threaded_replies_are_posts_not_a_comment_section() -> None:
+    # a story and its threaded comments, the replies nested in the comment they answer:
+    # every reply is a post of the thread (the comment rules took the nested ones)
+    nested = _comment(10, _comment(11) + _comment(12, _comment(13)))
+    html = f"""<html><head><title>Kernel in C++? - News for nerds</title></head><body>
+<nav><a href="/">Home</a> <a href="/new">Recent</a></nav>
+<section><h1>Kernel in C++?</h1><article class="story"><p>A six year old discussion about converting the kernel to C++ has been reignited on the mailing list this week.</p></article>
+<ul class="commentlisting">{_comment(0)}{nested}{_comment(1)}{_comment(2)}</ul></section>
+<footer>All trademarks are property of their owners.</footer></body></html>"""
+    text = _forum(html)
+    for n in (0, 10, 11, 12, 13, 1, 2):
+        assert f"Comment {n}: the kernel" in text
+    assert text.index("Comment 10:") < text.index("Comment 13:") < text.index("Comment 1:")
+
+
+def test_a_quoted_post_is_kept_once() -> None:
+    # a reply quoting a post of the page in full, and a reply's preview of the post it
+    # answers: the thread shows each paragraph once, where it was posted
+    first = "My loaf keeps collapsing in the oven after the second rise. What am I doing wrong?"
+    posts = [_post(n) for n in range(4)]
+    posts[2] = posts[2].replace(
+        '<div class="message">',
+        f'<div class="message"><blockquote><p>{first}</p></blockquote>'
+        f'<div class="preview"><p>{first}</p></div>',
+    )
+    html = _thread(4).replace("".join(_post(n) for n in range(4)), "".join(posts))
+    text = _forum(html)
+    assert text.count(first) == 1
+    assert "Reply number 2 says" in text
+    assert text.index(first) < text.index("Reply number 1 says")

@@ -18,7 +18,9 @@ outside it (a question above its answers, a story above its comments) and the tw
 meet below ``<body>``, and widened to the table or list it is a part of when it is a
 fragment (a row, a cell): a region stands alone. It is cleaned as the ladder cleans
 its root, each post kept whole (what is inside a post, a signature or a share bar, is
-judged as usual).
+judged as usual), and so is each reply nested in a post (a threaded view: `replies`).
+A paragraph the thread already shows (a quote of a post, a reply's preview of the post
+it answers) is kept once, where it was posted (`drop_repeats`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from webmd_spider.extract.audit import LossAudit
+from webmd_spider.extract.chrome_names import COMMENTS, element_verdict
 from webmd_spider.extract.profiles import ProfileInput, ProfileResult
 from webmd_spider.extract.profiles.region import (
     Page,
@@ -443,7 +446,19 @@ def _rebuild(
         for other in group[1:]:
             _drop(other, audit)
         tail = post.tail
+        # the replies nested in the post (a threaded view) stay, after its message
+        kind = _kind(post)
+        threaded = [
+            child
+            for child in post
+            if isinstance(child.tag, str)
+            and body not in child.iter()
+            and any(_kind(inner) == kind for inner in child.iterdescendants(post.tag))
+        ]
         for child in list(post):
+            if child in threaded:
+                post.remove(child)
+                continue
             # noted before it goes, so the loss audit counts it; the message moves out
             # of its child below, and the audit counts the child's subtree only when it
             # settles, so the message is not counted as lost
@@ -469,12 +484,35 @@ def _rebuild(
         body.tail = None
         box.append(body)
         kept.append(body)
+        box.extend(threaded)
     for table in tables:
         for row in table_rows(table)[0]:
             cells = [c for c in row if isinstance(c.tag, str)]
             if cells and all(c.tag == "th" for c in cells) and row not in kept:
                 _drop(row, audit)
     return kept
+
+
+def replies(posts: list[Element]) -> list[Element]:
+    """The threaded replies inside `posts`, nested at any depth: their descendants of
+    a post's kind (one tag, one leading class word; an ``<article>`` of any class),
+    and, when the posts are themselves named as comments (``class="comment"``), their
+    boxes named so (``id="comment_64153"``, ``class="replies"``): in a thread of
+    comments, a reply and its box are posts, not a comment section under an article.
+    The comments under a question's answers (posts named otherwise) are judged as
+    usual. A kind without a class word (a bare ``<div>``) is not told apart from the
+    boxes of a post's message, so it names no reply."""
+    kinds = {_kind(post) for post in posts}
+    named = {kind for kind in kinds if kind[1] or kind[0] == "article"}
+    comments = any(element_verdict(post) == COMMENTS for post in posts)
+    found: list[Element] = []
+    for post in posts:
+        for element in post.iterdescendants():
+            if not isinstance(element.tag, str):
+                continue
+            if _kind(element) in named or (comments and element_verdict(element) == COMMENTS):
+                found.append(element)
+    return found
 
 
 def forum_profile(inp: ProfileInput) -> ProfileResult | None:
@@ -495,4 +533,39 @@ def forum_profile(inp: ProfileInput) -> ProfileResult | None:
             region = both
     kept = _rebuild(groups, page.stats, inp.audit)
     rewritten = len(kept) > len(posts)
-    return clean_region(inp, page, region, "forum", keep=kept, rewritten=rewritten)
+    # a threaded reply is a post inside its parent post: kept whole as well (the
+    # comment-thread rules would otherwise take it for a comment section)
+    kept += replies(posts)
+    result = clean_region(inp, page, region, "forum", keep=kept, rewritten=rewritten)
+    drop_repeats(result.selection.root, inp.audit)
+    return result
+
+
+#: A paragraph repeated in a thread is a copy of a post (a quote of it, a preview of
+#: the post a reply answers) from this many characters: a short line ("Thanks!",
+#: "+1") is said again by another member.
+REPEAT_MIN_CHARS = 60
+#: The blocks compared: a post's paragraphs, list items, code blocks, table cells.
+_PARAGRAPHS = ("p", "li", "pre", "dd", "td")
+
+
+def drop_repeats(region: Element, audit: LossAudit | None) -> None:
+    """Remove from `region` each paragraph whose text (whitespace-normalised, at least
+    `REPEAT_MIN_CHARS`) an earlier paragraph of it already shows: a thread keeps each
+    post once, where it is posted, not again in a quote or in a reply's preview of the
+    post it answers. A paragraph holding another compared block is judged by its
+    inner blocks."""
+    seen: set[str] = set()
+    repeats: list[Element] = []
+    for block in region.iter(*_PARAGRAPHS):
+        if next(block.iterdescendants(*_PARAGRAPHS), None) is not None:
+            continue
+        text = " ".join(block.text_content().split())
+        if len(text) < REPEAT_MIN_CHARS:
+            continue
+        if text in seen:
+            repeats.append(block)
+        else:
+            seen.add(text)
+    for block in repeats:
+        _drop(block, audit)
