@@ -12,7 +12,7 @@ from webmd_spider.extract.clean import remove_never_content
 from webmd_spider.extract.document import Document
 from webmd_spider.extract.page_type import PageType
 from webmd_spider.extract.profiles import PROFILES, ProfileInput
-from webmd_spider.extract.profiles.cards import cards_profile
+from webmd_spider.extract.profiles.cards import Cover, cards_profile, covers
 
 URL = "https://shop.example/garden/"
 
@@ -89,12 +89,12 @@ def test_listing_and_collection_are_registered() -> None:
     assert PROFILES["collection"] is cards_profile
 
 
-def _input(html: str) -> ProfileInput:
+def _input(html: str, evidence: tuple[str, ...] = ("given",)) -> ProfileInput:
     root = lxml.html.document_fromstring(html)
     remove_never_content(root, keep_frames=False)
     return ProfileInput(
         root=root,
-        page_type=PageType("listing", ("given",)),
+        page_type=PageType("listing", evidence),
         doc=Document(),
         site="shop.example",
         generator="",
@@ -160,3 +160,73 @@ def test_a_cards_call_to_action_links_go_and_a_sentence_with_one_stays() -> None
     assert doc.text.count("Soil science part") == 5
     assert "Enrol" not in doc.text and "Add to cart" not in doc.text
     assert doc.text.count("Learn more in the course notes") == 5
+
+
+#: the page type as the model alone says it (no schema.org list type, no rule)
+MODEL = ("model:0.9", "cards:6")
+
+
+def test_a_grid_on_the_models_word_alone_gets_its_cards() -> None:
+    """The cards outweigh the intro beside them many times over: the page's items."""
+    html = _page(
+        "<main><h1>Garden tools</h1><p>Hand tools for the allotment, forged by a family"
+        " firm.</p>"
+        f'<ul class="grid">{"".join(_card(n) for n in range(1, 25))}</ul></main>'
+    )
+    chosen = cards_profile(_input(html, MODEL))
+    assert chosen is not None
+    assert chosen.selection.method == "cards"
+    text = chosen.selection.root.text_content()
+    assert "Trowel number 1" in text and "Trowel number 24" in text
+
+
+def _article_with_teasers() -> str:
+    teasers = "".join(
+        f'<div class="teaser"><a href="/n/{n}">Another story from the desk, number {n}</a>'
+        f"<span>3 min read</span></div>"
+        for n in range(6)
+    )
+    prose = "".join(
+        f"<p>The council met on Tuesday to hear the harbour plan, part {n}; the vote was"
+        f" put off until the spring, when the survey of the sea wall is due.</p>"
+        for n in range(8)
+    )
+    return _page(
+        f"<main><article><h1>Harbour plan delayed</h1>{prose}</article>"
+        f'<div class="more">{teasers}</div></main>'
+    )
+
+
+def test_an_article_with_teasers_on_the_models_word_goes_to_the_ladder_untouched() -> None:
+    """The model's listing call on an article: its prose outweighs the teaser cards, so
+    the profile leaves the page to the ladder, and the ladder reads the page as it was
+    (the check ran on a copy)."""
+    given = _input(_article_with_teasers(), MODEL)
+    before = lxml.html.tostring(given.root)
+    assert cards_profile(given) is None
+    assert lxml.html.tostring(given.root) == before
+
+
+def test_the_same_article_given_as_a_listing_gets_the_cards() -> None:
+    # a type the caller gives is decisive: no check, the cards are the content
+    assert cards_profile(_input(_article_with_teasers())) is not None
+
+
+def test_layout_boxes_on_the_models_word_go_to_the_ladder() -> None:
+    """Sibling boxes of a site's layout (a menu, the main column, a sidebar), each with
+    links, are a "card group" whose region is the whole body with no title heading
+    beside it: not the page's items."""
+    boxes = "".join(
+        f'<div class="block"><a href="/b/{n}">Block {n} heading link</a>'
+        f"<p>{'Some words of this box, with a link or two. ' * (2 + 4 * (n == 1))}</p></div>"
+        for n in range(4)
+    )
+    html = _page(f'<div class="page">{boxes}</div>')
+    assert cards_profile(_input(html, MODEL)) is None
+
+
+def test_covers_weighs_cards_against_prose_and_the_whole_body() -> None:
+    assert covers(Cover(card_chars=5000, prose=300, headed=True, whole_body=False))
+    assert not covers(Cover(card_chars=1600, prose=300, headed=True, whole_body=False))
+    assert covers(Cover(card_chars=1600, prose=0, headed=True, whole_body=True))
+    assert not covers(Cover(card_chars=1600, prose=0, headed=False, whole_body=True))

@@ -59,7 +59,43 @@ Profile = Callable[[ProfileInput], ProfileResult | None]
 #: page type -> its profile; a type without one is extracted by the ladder
 PROFILES: dict[str, Profile] = {}
 
-# Registered last: each profile module imports ProfileInput / ProfileResult from here.
+#: Types whose profile rewrites what the content is (a grid of cards instead of the
+#: ladder's region) and so must be sure of it. On decisive evidence (a schema.org list
+#: type the page declares, a type the caller gave: `decisive`) the cards profile takes
+#: the page; on the model's word alone it takes the page only when its cards cover the
+#: page's content (``cards.covers``): on trafilatura's article corpus the model called
+#: 6 of 467 articles listings with 0.82-0.98 confidence, and the cards, unchecked, gave
+#: their site's menus and teaser lists (issue 32: no corpus may drop).
+DECISIVE_ONLY = frozenset({"listing", "collection"})
+
+
+def decisive(kind: PageType) -> bool:
+    """Whether `kind` rests on more than the model's word: any type but a
+    `DECISIVE_ONLY` one; a `DECISIVE_ONLY` type given by the caller or by a rule (its
+    first evidence is not ``model:...`` / ``unsure:...``), or the model's call backed by
+    the page's own declaration of a list of items (``json-ld:ItemList``)."""
+    if kind.name not in DECISIVE_ONLY:
+        return True
+    first = kind.evidence[0] if kind.evidence else ""
+    if not first.startswith(("model:", "unsure:")):
+        return True
+    # the model's call backed by the page's own declaration of a list of items
+    return any(one.split(":", 1)[-1].lower() in _LIST_TYPES for one in kind.evidence[1:])
+
+
+def profile_applies(kind: PageType) -> bool:
+    """Whether the profile of ``kind`` (if it has one) is to run: always. A profile
+    that rewrites the content on the model's word alone checks its own result first
+    (the cards profile: `decisive`) and returns None to leave the page to the ladder."""
+    return True
+
+
+#: schema.org types by which a page declares itself a list of items
+_LIST_TYPES = frozenset({"itemlist", "collectionpage", "offercatalog", "searchresultspage"})
+
+
+# Registered last: each profile module imports ProfileInput / ProfileResult (and the
+# cards profile `decisive`) from here.
 from webmd_spider.extract.profiles.cards import cards_profile  # noqa: E402
 
 PROFILES["listing"] = cards_profile
@@ -70,30 +106,3 @@ PROFILES["forum"] = forum_profile
 from webmd_spider.extract.profiles.product import product_profile  # noqa: E402
 
 PROFILES["product"] = product_profile
-
-
-#: Types whose profile rewrites what the content is (a grid of cards instead of the
-#: ladder's region) only on decisive evidence: a schema.org type the page declares, or
-#: a type the caller gave. The model's listing / collection calls are labels (the
-#: row's page_type, the crawl's index-like pages) but not enough to take an article's
-#: content away: on trafilatura's article corpus it called 6 of 467 articles listings
-#: with 0.82-0.98 confidence, and the cards profile cut their text (issue 32: no corpus
-#: may drop).
-DECISIVE_ONLY = frozenset({"listing", "collection"})
-
-
-def profile_applies(kind: PageType) -> bool:
-    """Whether the profile of ``kind`` is to choose the page's content: always, but for
-    `DECISIVE_ONLY` types told by the model (evidence ``model:...`` / ``unsure:...``)
-    without a schema.org list type among the evidence (``json-ld:ItemList``)."""
-    if kind.name not in DECISIVE_ONLY:
-        return True
-    first = kind.evidence[0] if kind.evidence else ""
-    if not first.startswith(("model:", "unsure:")):
-        return True
-    # the model's call backed by the page's own declaration of a list of items
-    return any(one.split(":", 1)[-1].lower() in _LIST_TYPES for one in kind.evidence[1:])
-
-
-#: schema.org types by which a page declares itself a list of items
-_LIST_TYPES = frozenset({"itemlist", "collectionpage", "offercatalog", "searchresultspage"})

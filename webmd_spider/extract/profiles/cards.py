@@ -35,9 +35,11 @@ the groups; the ladder then runs once, as it would without the profile.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from lxml import etree
 
@@ -46,7 +48,7 @@ from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.chrome_names import CHROME, element_verdict, visually_hidden
 from webmd_spider.extract.clean import body_of, visible_chars
 from webmd_spider.extract.periphery import trim_periphery
-from webmd_spider.extract.profiles import ProfileInput, ProfileResult
+from webmd_spider.extract.profiles import ProfileInput, ProfileResult, decisive
 from webmd_spider.extract.root import Selection, _in_chrome, select_content
 from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, Element, TextStats, measure
 
@@ -361,9 +363,56 @@ def _twins(card: Element) -> list[Element]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Cover:
+    """What the profile's choice covers of a page, measured on the way (`covers`)."""
+
+    #: characters of the cards' text
+    card_chars: int
+    #: prose characters of the ladder's pick on the page without its cards
+    prose: int
+    #: the ladder's pick on the page without its cards holds the page's title heading
+    headed: bool
+    #: the region chosen is the page's body
+    whole_body: bool
+
+
+#: On the model's word alone, the cards hold at least this many times the prose the
+#: ladder finds beside them: a short article above a list of "more from" teasers (one
+#: of trafilatura's articles: 268 characters of prose, 1,671 of video cards) is not a
+#: listing. Set from that page, not from WCXB's listings (it costs them a little).
+CARDS_OVER_PROSE = 8
+
+
+def covers(cover: Cover) -> bool:
+    """Whether the cards are the page's content on the model's word alone: not when the
+    ladder, the cards taken away, finds prose the cards do not outweigh by
+    `CARDS_OVER_PROSE` (an article with a teaser list or a menu beside it), nor when
+    the region is the whole body and the ladder found no title heading beside the
+    cards (the "cards" are the page's layout boxes or its menus, the page's own content
+    inside or beside them, and nothing of the page is left aside as chrome)."""
+    if cover.prose * CARDS_OVER_PROSE > cover.card_chars:
+        return False
+    return not (cover.whole_body and not cover.headed)
+
+
 def cards_profile(given: ProfileInput) -> ProfileResult | None:
     """The content of a listing or collection page (module docstring), or None when
-    the page holds no card group."""
+    the page holds no card group, or when the type is the model's word alone
+    (`profiles.decisive`) and the cards do not cover the page (`covers`). The check is
+    made on a copy of the page, the profile rewriting the tree it reads: a page left
+    to the ladder is the page the ladder would have read; a page kept is read again
+    (the profile is deterministic), so that the loss audit sees the page's own tree."""
+    if not decisive(given.page_type):
+        trial = _choose(replace(given, root=copy.deepcopy(given.root), audit=None))
+        if trial is None or not covers(trial[1]):
+            return None
+    chosen = _choose(given)
+    return chosen[0] if chosen is not None else None
+
+
+def _choose(given: ProfileInput) -> tuple[ProfileResult, Cover] | None:
+    """The profile's content of the page and what it covers, or None without cards."""
     body = body_of(given.root)
     page_chars = visible_chars(body)
     stats = measure(body)
@@ -435,7 +484,13 @@ def cards_profile(given: ProfileInput) -> ProfileResult | None:
         h1=selection.h1,
         title_block=selection.title_block,
     )
-    return ProfileResult(selection=chosen, trimmed=trimmed)
+    cover = Cover(
+        card_chars=sum(stats.chars(c) for c in cards),
+        prose=prose,
+        headed=headed,
+        whole_body=region is body,
+    )
+    return ProfileResult(selection=chosen, trimmed=trimmed), cover
 
 
 def _holds(top: Element, element: Element) -> bool:
