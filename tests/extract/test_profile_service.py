@@ -74,3 +74,49 @@ def test_no_main_area_is_left_to_the_ladder() -> None:
         _page(main=False), "https://clearflow.example/", options=ExtractOptions(page_type="service")
     )
     assert doc.extraction_method != "service"
+
+
+def _service(sections: str) -> str:
+    doc = extract(
+        f"""<html><head><title>Gutter cleaning | ClearFlow</title></head><body>
+<header><nav><a href="/services">Services</a> <a href="/about">About</a></nav></header>
+<main>{sections}</main><footer><p>ClearFlow Gutters Ltd, 12 Mill Lane.</p></footer></body></html>""",
+        "https://clearflow.example/",
+        options=ExtractOptions(page_type="service"),
+    )
+    assert doc.extraction_method == "service"
+    return doc.text
+
+
+def test_a_closed_dialog_is_not_content() -> None:
+    # a modal form a button opens: not shown, its labels and options are no text
+    text = _service(
+        "".join(_SECTIONS[:3])
+        + "<section><h2>Talk to an expert</h2><p>Our crews answer within the hour, every day of the week, rain or shine.</p>"
+        "<button>Contact us</button><dialog><div><span>First name: *</span><span>Job level: *</span>"
+        "<div><span>Afghanistan</span><span>Albania</span><span>Algeria</span></div></div></dialog></section>"
+    )
+    assert "Our crews answer within the hour" in text
+    for field in ("First name", "Job level", "Albania"):
+        assert field not in text
+
+
+def test_testimonial_cards_of_a_slider_are_kept() -> None:
+    # testimonials in a slider: cards of the section, not a slideshow beside an article
+    quotes = "".join(
+        f'<div class="slide"><h3>What our customers say</h3><blockquote>Quote {n}: the crew arrived on time, '
+        f"cleared every gutter and sent photos of the work before they left the street.</blockquote>"
+        f"<p>Customer {n}, Riverside</p></div>"
+        for n in range(5)
+    )
+    story = "".join(
+        f"<p>Paragraph {n} of our story: we have cleaned gutters in this town for twenty years, "
+        "with the same family crews and the same care for every roof we climb.</p>"
+        for n in range(6)
+    )
+    text = _service(
+        f'<section class="about"><h2>Our story</h2>{story}</section>'
+        f'<section class="testimonials"><div class="carousel slider">{quotes}</div></section>'
+    )
+    for n in range(5):
+        assert f"Quote {n}: the crew" in text
