@@ -230,3 +230,28 @@ def test_covers_weighs_cards_against_prose_and_the_whole_body() -> None:
     assert not covers(Cover(card_chars=1600, prose=300, headed=True, whole_body=False))
     assert covers(Cover(card_chars=1600, prose=0, headed=True, whole_body=True))
     assert not covers(Cover(card_chars=1600, prose=0, headed=False, whole_body=True))
+
+
+def test_a_filter_panel_without_a_form_goes_with_its_controls_cleaned_away() -> None:
+    """Checkboxes outside a form: once the controls are cleaned away, what is left is
+    their labels (``label for=...``) and a list of "[ ] " items; neither is content."""
+    options = "".join(
+        f'<div class="opt"><input type="checkbox" id="d{n}">'
+        f'<label for="d{n}">{level} level courses</label></div>'
+        for n, level in enumerate(("Introductory", "Intermediate", "Advanced"))
+    )
+    ticks = "".join(
+        f'<li><input type="checkbox"> <a href="?s={n}">School of {name}</a></li>'
+        for n, name in enumerate(("Law", "Medicine", "Design"))
+    )
+    html = _page(
+        "<main><h1>Courses</h1>"
+        f'<div class="filters"><div class="difficulty">{options}</div>'
+        f'<ul class="schools">{ticks}</ul></div>'
+        f'<ul class="grid">{"".join(_card(n) for n in range(1, 7))}</ul></main>'
+    )
+    text, method = _extract(html, "listing")
+    assert method == "cards"
+    assert "Trowel number 6" in text
+    for facet in ("Introductory level", "Advanced level", "School of Law", "School of Design"):
+        assert facet not in text

@@ -66,6 +66,9 @@ MENU_MIN_LINKS = 5
 #: Other card groups of at least this share of the best one's score belong with it.
 GROUP_SHARE = 0.25
 MENU_LINK_SHARE = 0.85
+#: A block outside the cards whose text is at least this share options' labels is a
+#: filter panel.
+FACET_LABEL_SHARE = 0.5
 #: The rule named in the loss audit for what this profile removes.
 RULE = "cards"
 #: How many ancestors of a group are looked above for its label.
@@ -234,21 +237,35 @@ def _pager(element: Element, text: str) -> bool:
 
 
 def _facet_list(element: Element, stats: TextStats) -> bool:
-    """A list of filter links with counts ("Red (12)") or of checkboxes."""
-    if element.tag not in ("ul", "ol", "div", "fieldset", "dl"):
+    """A list of filter links with counts ("Red (12)"), of checkboxes, or what a
+    filter form leaves once its controls are cleaned away: a group of fields
+    (``fieldset``), a block mostly of options' labels (``label for=...``, the text of a
+    control no longer there), a list of "[ ] " / "[x] " items (a checkbox that opened
+    each item). Called only outside the cards: a card's own labels stay."""
+    if element.tag == "fieldset":
+        return True
+    if element.tag not in ("ul", "ol", "div", "dl", "section"):
         return False
     boxes = sum(1 for i in element.iter("input") if i.get("type") in ("checkbox", "radio"))
     if boxes >= 3:
         return True
+    labels = [label for label in element.iter("label") if label.get("for")]
+    if len(labels) >= 3:
+        labelled = sum(len(" ".join(label.text_content().split())) for label in labels)
+        if labelled >= FACET_LABEL_SHARE * max(1, stats.chars(element)):
+            return True
     items = [c for c in element if isinstance(c.tag, str)]
     if len(items) < 3:
         return False
-    counted = 0
+    counted = ticked = 0
     for item in items:
-        words = item.text_content().split()
+        text = item.text_content()
+        if text.lstrip().startswith((v.TASK_OPEN, v.TASK_DONE)):
+            ticked += 1
+        words = text.split()
         if words and _COUNT.match(words[-1]):
             counted += 1
-    return counted >= 0.6 * len(items)
+    return counted >= 0.6 * len(items) or ticked >= 0.6 * len(items)
 
 
 def _prune(
