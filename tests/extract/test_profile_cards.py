@@ -255,3 +255,19 @@ def test_a_filter_panel_without_a_form_goes_with_its_controls_cleaned_away() -> 
     assert "Trowel number 6" in text
     for facet in ("Introductory level", "Advanced level", "School of Law", "School of Design"):
         assert facet not in text
+
+
+def test_a_title_a_card_shows_twice_apart_is_kept_once() -> None:
+    """A card's title over its image and again in its body (not siblings): the later
+    copy goes; the same line on two different cards stays on each."""
+    cards = "".join(
+        f'<div class="post"><div class="media"><a href="/p/{n}"><span>Kiln repair'
+        f" diary, week {n}</span></a></div>"
+        f'<div class="body"><h2><a href="/p/{n}">Kiln repair diary, week {n}</a></h2>'
+        f"<p>Bricks, mortar and a new element for the old kiln, part {n}.</p>"
+        "<p>Filed under studio notes</p></div></div>"
+        for n in range(1, 5)
+    )
+    text, _ = _extract(_page(f'<main><div class="posts">{cards}</div></main>'), "listing")
+    assert text.count("Kiln repair diary, week 3") == 1
+    assert text.count("Filed under studio notes") == 4

@@ -361,22 +361,25 @@ def _calls_to_action(card: Element) -> list[Element]:
 
 
 def _twins(card: Element) -> list[Element]:
-    """The later of sibling blocks of a card with the same text: a layout's two copies
-    of a title or byline (one shown on phones, one on desktops, by a style sheet)."""
+    """The later copies of a block of a card: an element whose text (of at least
+    `MIN_CARD_CHARS`) an earlier element of the card already shows, not inside that
+    earlier one (a layout's two copies of a title or byline, one shown on phones and
+    one on desktops by a style sheet; a title both over the image and under it)."""
     found: list[Element] = []
-    for element in card.iter(etree.Element):
-        if len(element) < 2:
+    first: dict[str, Element] = {}
+    gone: Element | None = None
+    for element in card.iterdescendants(etree.Element):
+        if gone is not None and _holds(gone, element):
             continue
-        seen: set[str] = set()
-        for child in element:
-            if not isinstance(child.tag, str):
-                continue
-            text = " ".join(child.text_content().split())
-            if len(text) < MIN_CARD_CHARS:
-                continue
-            if text in seen:
-                found.append(child)
-            seen.add(text)
+        text = " ".join(element.text_content().split())
+        if len(text) < MIN_CARD_CHARS:
+            continue
+        earlier = first.get(text)
+        if earlier is None:
+            first[text] = element
+        elif not _holds(earlier, element):
+            found.append(element)
+            gone = element
     return found
 
 
