@@ -120,3 +120,26 @@ def test_testimonial_cards_of_a_slider_are_kept() -> None:
     )
     for n in range(5):
         assert f"Quote {n}: the crew" in text
+
+
+def test_a_blurb_named_description_is_text_a_picture_description_a_caption() -> None:
+    # the ladder (no profile): "value-prop-description" is a feature's blurb, kept;
+    # "image-description" beside its picture is the picture's caption, dropped
+    story = "".join(
+        f"<p>Paragraph {n}: every crew member is trained for roof work, insured and vetted, "
+        "and every visit ends with photos of the gutters before and after.</p>"
+        for n in range(4)
+    )
+    blurbs = "".join(
+        f'<div class="feature"><h3>Feature {n}</h3><div class="text-lg value-prop-description">'
+        f"Blurb {n}: our crews clear the gutters, flush the downpipes and check every bracket.</div></div>"
+        for n in range(3)
+    )
+    html = f"""<html><head><title>Gutter cleaning | ClearFlow</title></head><body>
+<main><h1>Gutter cleaning</h1>{story}{blurbs}
+<div class="shot"><img src="/crew.jpg" alt="crew"><div class="image-description">The crew on a roof in Riverside</div></div>
+</main></body></html>"""
+    doc = extract(html, "https://clearflow.example/", options=ExtractOptions(page_type="article"))
+    for n in range(3):
+        assert f"Blurb {n}: our crews" in doc.text
+    assert "The crew on a roof" not in doc.text

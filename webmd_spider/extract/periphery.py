@@ -64,6 +64,13 @@ _MEDIA = ("img", "picture", "figure", "video", "svg", "iframe")
 _DATA = ("pre", "table", "code")
 _CODE = ("code", "kbd", "tt", "pre", "samp")
 _MEDIA_OR_DATA = _MEDIA + _DATA
+#: Caption words that name a blurb as often as a caption ("value-prop-description",
+#: "hero-subtitle"), and the words of a box named for its picture.
+_BLURB_WORDS = frozenset({"subtitle", "desc", "description"})
+_PICTURE_WORDS = frozenset(
+    {"image", "img", "photo", "picture", "pic", "media", "figure", "fig", "bild", "foto"}
+    | {"gallery", "slide", "slideshow", "carousel", "video", "wp"}
+)
 #: what a block after the text holds that makes it more than a list of links
 _KEPT_AFTER_TEXT = ("img", "svg", "iframe", *_DATA)
 _LISTS = ("ul", "ol", "dl", "blockquote")
@@ -417,9 +424,13 @@ class _Trimmer:
         found = words & v.CAPTION_WORDS
         if not found:
             return False
-        return not found.isdisjoint(v.CAPTION_STRONG_WORDS) or not words.isdisjoint(
-            v.CAPTION_CONTEXT_WORDS
-        )
+        if not found.isdisjoint(v.CAPTION_STRONG_WORDS):
+            return True
+        if found <= _BLURB_WORDS:
+            # "description", "subtitle": a product's or a section's blurb as often as a
+            # picture's caption; a caption only in a box named for its picture
+            return not words.isdisjoint(_PICTURE_WORDS)
+        return not words.isdisjoint(v.CAPTION_CONTEXT_WORDS)
 
     def _sections(self) -> None:
         """Pass 2: comment threads, related sections and inline "Related:" lines."""
