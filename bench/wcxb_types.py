@@ -8,8 +8,8 @@ Runs ``extract()`` on the pages of ../shared/bench/extraction/corpus/wcxb-dev (o
 figure ``wcxb_run.py`` gives. ``--oracle`` hands the extractor the benchmark's page type
 (``ExtractOptions.page_type``): a profile's ceiling, apart from the classifier.
 ``--types-from FILE`` forces each page's type from FILE ({page_id: type}), as the
-shipped extractor would act on it (a listing or collection the model alone said keeps
-the ladder: ``profiles.profile_applies``), e.g. the
+shipped extractor would act on it: as the model's call (a profile acting on the model's
+word alone checks its own result first: ``profiles.decisive``), e.g. the
 out-of-fold types ``bench/train_page_type.py --oof-out`` writes: the shipped model was
 fit to all of WCXB dev, so its own types here are in-sample; the out-of-fold ones are
 what the model says of pages it did not see (a page absent from FILE is classified).
@@ -51,26 +51,31 @@ def half_of(page_id: str) -> str:
 
 
 def _one(job: tuple[str, str, str, str, bool]) -> dict[str, Any]:
+    import webmd_spider.extract.extractor as extractor
     from webmd_spider.extract import ExtractOptions, extract
-    from webmd_spider.extract.page_type import PageType
-    from webmd_spider.extract.profiles import DECISIVE_ONLY, profile_applies
+    from webmd_spider.extract.page_type import PageType, classify_page
 
     # forced: the type to give the extractor, or ""; gate: forced from --types-from
     page_id, url, path, forced, gate = job
     with gzip.open(path, "rb") as raw:
         html = raw.read()
-    if gate and forced in DECISIVE_ONLY:
-        # as shipped: the cards profile takes the content only on decisive evidence
-        # (profiles.profile_applies); the page's schema types and rules do not depend
-        # on the model, so the live classification tells whether the forced type would
-        # have come with such evidence; without it the ladder reads the page (as for
-        # an article, which has no profile)
-        live = extract(html, url).page_type_evidence
-        said = bool(live) and not live[0].startswith(("model:", "unsure:"))
-        evidence = tuple(live) if said else ("model:", *live[1:])
-        if not profile_applies(PageType(forced, evidence)):
-            forced = "article"
-    options = ExtractOptions(page_type=forced)
+    options = ExtractOptions(page_type="" if gate else forced)
+    if gate and forced:
+        # as shipped: the forced type reaches the profiles as the model's call (a
+        # profile that acts on the model's word alone checks its own result first,
+        # profiles.decisive), unless a rule decided it (a generator, a schema.org type
+        # such as ItemList: those do not depend on the model, so the live
+        # classification shows them)
+        def forced_step(*args: Any, **kwargs: Any) -> PageType:
+            live = classify_page(*args, **kwargs)
+            first = live.evidence[0] if live.evidence else ""
+            if live.name == forced and not first.startswith(("model:", "unsure:")):
+                return live
+            return PageType(forced, (f"model:{forced}", *live.evidence[1:]))
+
+        extractor.classify_page = forced_step  # type: ignore[assignment]
+    else:
+        extractor.classify_page = classify_page  # type: ignore[assignment]
     started = time.process_time()
     doc = extract(html, url, options=options)
     cpu = time.process_time() - started
