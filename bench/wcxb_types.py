@@ -73,9 +73,9 @@ def _one(job: tuple[str, str, str, str, bool]) -> dict[str, Any]:
                 return live
             return PageType(forced, (f"model:{forced}", *live.evidence[1:]))
 
-        extractor.classify_page = forced_step  # type: ignore[assignment]
+        extractor.classify_page = forced_step
     else:
-        extractor.classify_page = classify_page  # type: ignore[assignment]
+        extractor.classify_page = classify_page
     started = time.process_time()
     doc = extract(html, url, options=options)
     cpu = time.process_time() - started
