@@ -149,3 +149,36 @@ def test_convert_explain_on_a_golden_page() -> None:
     assert lines[-1] == "removed: " + ", ".join(
         f"{k} {v}" for k, v in doc.removed.items() if isinstance(v, int)
     )
+
+
+def test_audit_moved_to_a_copy_counts_the_removals_made_before_and_on_it() -> None:
+    """A step that rewrites a copy of the page and keeps it (the cards profile on the
+    model's word) hands the audit over: a removal noted on the page before the copy
+    and one made on the copy are both counted under the copy's root, and a removal
+    outside that root is not."""
+    import copy
+
+    from webmd_spider.extract.audit import LossAudit, counterparts
+
+    page = lxml.html.fromstring(
+        "<html><body><div id=main><p>kept text</p><p id=early>removed early</p>"
+        "<ul><li id=late>removed on the copy</li><li>kept</li></ul></div>"
+        "<nav><p id=chrome>menu</p></nav></body></html>"
+    )
+    audit = LossAudit()
+    for name in ("early", "chrome"):
+        element = page.get_element_by_id(name)
+        audit.note(element, "early-rule")
+        element.drop_tree()
+    copied = copy.deepcopy(page)
+    moved = counterparts(page, copied)
+    later = LossAudit()
+    late = copied.get_element_by_id("late")
+    later.note(late, "late-rule")
+    late.drop_tree()
+    audit.moved_to(moved, later)
+    losses = audit.settle(copied.get_element_by_id("main"))
+    assert [(r.rule, r.kind, r.preview) for r in losses.removals] == [
+        ("early-rule", "paragraph", "removed early"),
+        ("late-rule", "list_item", "removed on the copy"),
+    ]

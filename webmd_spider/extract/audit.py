@@ -145,6 +145,20 @@ class LossAudit:
         if parent is not None:
             self._notes.append((element, parent, rule))
 
+    def moved_to(self, counterpart: dict[Any, Any], later: LossAudit) -> None:
+        """Carry the notes over to a deep copy of the page made after them
+        (`counterparts` of the page and the copy, taken as the copy was made), then add
+        `later`'s notes (the removals made on the copy). A step that tried a rewrite on
+        a copy of the page and keeps it (the cards profile) so has its audit without
+        running it again on the page itself: each noted parent that was in the page
+        becomes its counterpart in the copy; a parent that was itself removed stays,
+        as its own note's element, the link `settle` follows."""
+        self._notes = [
+            (element, counterpart.get(parent, parent), rule)
+            for element, parent, rule in self._notes
+        ]
+        self._notes += later._notes
+
     def settle(self, root: Any) -> Losses:
         """The removals that were inside `root` (the content root, still attached to
         its page), each counted on its subtree as it is now."""
@@ -171,6 +185,12 @@ class LossAudit:
                 )
             )
         return losses
+
+
+def counterparts(page: Any, copied: Any) -> dict[Any, Any]:
+    """Each node of `page` -> its counterpart in `copied`, a ``copy.deepcopy`` of it
+    not yet changed (the same tree, node for node, in the same order)."""
+    return dict(zip(page.iter(), copied.iter(), strict=True))
 
 
 def _was_under(node: Any, root: Any, former: dict[Any, Any], inside: dict[Any, bool]) -> bool:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from lxml import etree
 
 from webmd_spider.extract import vocabulary as v
-from webmd_spider.extract.audit import LossAudit
+from webmd_spider.extract.audit import LossAudit, counterparts
 from webmd_spider.extract.chrome_names import CHROME, element_verdict, visually_hidden
 from webmd_spider.extract.clean import body_of, visible_chars
 from webmd_spider.extract.periphery import trim_periphery
@@ -421,12 +421,19 @@ def cards_profile(given: ProfileInput) -> ProfileResult | None:
     the page holds no card group, or when the type is the model's word alone
     (`profiles.decisive`) and the cards do not cover the page (`covers`). The check is
     made on a copy of the page, the profile rewriting the tree it reads: a page left
-    to the ladder is the page the ladder would have read; a page kept is read again
-    (the profile is deterministic), so that the loss audit sees the page's own tree."""
+    to the ladder is the page the ladder would have read; a page kept is the copy, its
+    loss audit carried over to it (``LossAudit.moved_to``), not read a second time."""
     if not decisive(given.page_type):
-        trial = _choose(replace(given, root=copy.deepcopy(given.root), audit=None))
+        page = copy.deepcopy(given.root)
+        later = LossAudit() if given.audit is not None else None
+        # taken before the trial changes the copy
+        moved = counterparts(given.root, page) if given.audit is not None else {}
+        trial = _choose(replace(given, root=page, audit=later))
         if trial is None or not covers(trial[1]):
             return None
+        if given.audit is not None and later is not None:
+            given.audit.moved_to(moved, later)
+        return trial[0]
     chosen = _choose(given)
     return chosen[0] if chosen is not None else None
 
