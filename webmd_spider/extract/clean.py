@@ -35,6 +35,7 @@ from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit
 from webmd_spider.extract.inline import code_language
 from webmd_spider.extract.parse import parse_html
+from webmd_spider.extract.streamed import place_segments, streamed_calls
 
 #: Set on a kept tab panel; the value is the tab's visible name (e.g. "Python").
 TAB_LABEL_ATTR = "data-webmd-tab"
@@ -150,6 +151,9 @@ def remove_never_content(
             pres.append(node)
         else:
             controls.append(node)
+    # before hidden elements are judged: a streamed segment is hidden until its script
+    # places it
+    place_segments(root, streamed_calls(e for e in dropped if e.tag == "script"))
     _remove_comments(nodes)
     if shadow_roots:
         _open_shadow_roots(shadow_roots)
