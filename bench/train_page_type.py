@@ -6,10 +6,14 @@
 Needs scikit-learn in .bench-venv (``.bench-venv/bin/pip install scikit-learn``); the
 shipped model is a JSON file evaluated in pure Python by ``extract.page_type``.
 
-1. Features: ``extract()`` runs on every page of WCXB dev, trafilatura-dev and
-   Readability with ``classify_page`` swapped for a recorder that keeps the tree the
-   extractor hands the step (cleaned), in ``--cache`` (``--refresh`` re-runs it); the
-   features are computed from those trees, so a feature change needs no re-extraction.
+1. Features: ``extract()`` runs on every page of WCXB dev, trafilatura-dev (all 467)
+   and Readability with ``classify_page`` swapped for a recorder that keeps the tree
+   the extractor hands the step (cleaned), in ``--cache`` (pages already there are not
+   re-run; ``--refresh`` re-runs all); the features are computed from those trees with
+   the URL each corpus's benchmark passes, so a feature change needs no re-extraction.
+   Each model is fit to every page twice: with its URL, and without it at
+   ``NO_URL_WEIGHT``, so that a URL without a hint (Readability's test address, a
+   caller with none) does not read as "no article".
 2. 5-fold cross-validation on WCXB dev, folds grouped by domain (metadata.json), so no
    site is in both the fit and the test; each fold's model is exported and evaluated
    by the shipped pure-Python code (the same decision rules), never on its own pages.
@@ -56,6 +60,8 @@ PARAMS: dict[str, Any] = {
     "min_samples_leaf": 5,
     "random_state": 0,
 }
+#: the weight of a page's copy without its URL in the fit
+NO_URL_WEIGHT = 0.25
 
 
 def half_of(page_id: str) -> str:
@@ -78,7 +84,7 @@ def _cleaned_tree(job: tuple[str, str, str, str]) -> dict[str, Any]:
         html = raw.read()
     seen: dict[str, Any] = {"ld": []}
 
-    def recorder(root: Any, *, ld_types: Any = (), url: str = "") -> PageType:
+    def recorder(root: Any, *, ld_types: Any = (), url: str = "", generator: str = "") -> PageType:
         seen["ld"] = list(ld_types)
         Path(cache).write_bytes(gzip.compress(lxml.html.tostring(root, encoding="utf-8")))
         return PageType("other", ())
@@ -101,8 +107,12 @@ def _features_of(row: dict[str, Any], cache: Path) -> dict[str, Any]:
     started = time.process_time()
     features = page_features(root, ld_types=row["ld"], url=row["url"])
     cpu = time.process_time() - started
+    # the same page without its address: the model must not read "no URL hint" as "no
+    # article" (a caller may have no URL; trafilatura-dev and Readability have none)
+    bare = page_features(root, ld_types=row["ld"], url="").vector if row["url"] else None
     return {
         "vector": features.vector,
+        "vector_nourl": bare,
         "micro": list(features.microdata),
         "generator": features.generator,
         "cpu": cpu,
@@ -123,21 +133,43 @@ def _jobs() -> list[tuple[str, str, str, str, str]]:
         page_id = gt_path.stem
         html = WCXB / "dev" / "html" / f"{page_id}.html.gz"
         jobs.append(("wcxb", page_id, gt.get("url", ""), str(html), label))
-    for html in sorted((CORPORA / "trafilatura-dev" / "cache").glob("*.html")):
-        jobs.append(("trafilatura", html.name, "", str(html), ""))
+    # the two corpora without type labels, with the URL their benchmark passes (eval.py's
+    # corpora.py): every page of trafilatura-dev (evaldata.json: its key, files in cache/
+    # or eval/), Readability's test harness's one address
+    traf = CORPORA / "trafilatura-dev"
+    for key, item in sorted(json.loads((traf / "evaldata.json").read_text()).items()):
+        found = [traf / sub / item["file"] for sub in ("cache", "eval")]
+        html = next((f for f in found if f.is_file()), None)
+        if html is not None:
+            jobs.append(("trafilatura", item["file"], key, str(html), ""))
     for source in sorted((CORPORA / "readability").glob("*/source.html")):
-        jobs.append(("readability", source.parent.name, "", str(source), ""))
+        url = "http://fakehost/test/page.html"
+        jobs.append(("readability", source.parent.name, url, str(source), ""))
     return jobs
 
 
-def cleaned_trees(cache: Path) -> list[dict[str, Any]]:
-    """Every page's cleaned tree in `cache` and its corpus, label, domain, JSON-LD."""
+def cleaned_trees(cache: Path, refresh: bool) -> list[dict[str, Any]]:
+    """Every page's cleaned tree in `cache` and its corpus, label, domain, JSON-LD. A page
+    already in `cache` (its tree and its row in pages.json) is not re-extracted unless
+    `refresh`."""
     meta = json.loads((WCXB / "metadata.json").read_text())["files"]
     jobs = _jobs()
     cache.mkdir(parents=True, exist_ok=True)
-    work = [(i, u, p, str(cache / f"{c}-{i}.html.gz")) for c, i, u, p, _ in jobs]
+    known: dict[tuple[str, str], dict[str, Any]] = {}
+    if not refresh and (cache / "pages.json").exists():
+        for row in json.loads((cache / "pages.json").read_text()):
+            known[(row["corpus"], row["id"])] = {"id": row["id"], "ld": row["ld"]}
+    todo = [
+        (c, i, u, p)
+        for c, i, u, p, _ in jobs
+        if (c, i) not in known or not (cache / f"{c}-{i}.html.gz").exists()
+    ]
+    work = [(i, u, p, str(cache / f"{c}-{i}.html.gz")) for c, i, u, p in todo]
     with ProcessPoolExecutor(2) as pool:
-        results = list(pool.map(_cleaned_tree, work, chunksize=8))
+        results = pool.map(_cleaned_tree, work, chunksize=8)
+        for (corpus, page_id, *_), result in zip(todo, results, strict=True):
+            known[(corpus, page_id)] = result
+    results = [known[(c, i)] for c, i, *_ in jobs]
     rows = []
     for (corpus, page_id, url, _, label), result in zip(jobs, results, strict=True):
         domain = ""
@@ -157,9 +189,15 @@ def fit(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     from webmd_spider.extract.page_type_features import FEATURE_NAMES
 
-    x = np.array([r["vector"] for r in rows], dtype=np.float64)
-    y = np.array([r["label"] for r in rows])
-    model = GradientBoostingClassifier(**PARAMS).fit(x, y)
+    # every page twice when it has a URL: with it, and without it at half weight (the
+    # model learns the URL as a hint, not as what an article needs)
+    bare = [r for r in rows if r["vector_nourl"]] if NO_URL_WEIGHT else []
+    vectors = [r["vector"] for r in rows] + [r["vector_nourl"] for r in bare]
+    labels = [r["label"] for r in rows] + [r["label"] for r in bare]
+    weights = [1.0] * len(rows) + [NO_URL_WEIGHT] * (len(vectors) - len(rows))
+    x = np.array(vectors, dtype=np.float64)
+    y = np.array(labels)
+    model = GradientBoostingClassifier(**PARAMS).fit(x, y, sample_weight=np.array(weights))
     classes = [str(c) for c in model.classes_]
     init = model.init_.predict_proba(x[:1])[0] if hasattr(model.init_, "predict_proba") else None
     prior = (
@@ -250,10 +288,7 @@ def main() -> None:
         "--oof-out", type=Path, help="write the out-of-fold type of every WCXB dev page"
     )
     args = parser.parse_args()
-    if args.refresh or not (args.cache / "pages.json").exists():
-        pages = cleaned_trees(args.cache)
-    else:
-        pages = json.loads((args.cache / "pages.json").read_text())
+    pages = cleaned_trees(args.cache, args.refresh)
     rows = [row for row in ({**p, **_features_of(p, args.cache)} for p in pages) if row["vector"]]
     (args.cache / "features.json").write_text(json.dumps(rows))  # for quick experiments
     wcxb = [r for r in rows if r["corpus"] == "wcxb"]

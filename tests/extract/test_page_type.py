@@ -200,3 +200,45 @@ def test_a_documentation_generator_decides_without_reading_the_page() -> None:
     tree = lxml.html.fromstring(page)
     given = classify_page(tree, generator="docbook xsl stylesheets v1.79.2")
     assert given == classify_page(tree)
+
+
+def test_compiled_trees_equal_the_node_walk() -> None:
+    """The shipped model's trees, compiled to one Python function, score every vector
+    as walking each tree's node arrays does (the export's plain reading)."""
+    import random
+
+    from webmd_spider.extract.page_type import _model, _scorer
+
+    model = _model()
+    assert model is not None  # the shipped file is fit to these features
+
+    def walk(vector: list[float]) -> list[float]:
+        scores = list(model["prior"])
+        for round_ in model["trees"]:
+            for k, (feature, threshold, left, right, value) in enumerate(round_):
+                node = 0
+                while left[node] != -1:
+                    node = left[node] if vector[feature[node]] <= threshold[node] else right[node]
+                scores[k] += value[node]
+        return scores
+
+    rng = random.Random(0)
+    for _ in range(50):
+        vector = [rng.choice((0.0, 1.0, 3.0, 0.25, rng.random() * 40)) for _ in FEATURE_NAMES]
+        assert _scorer(model)(vector) == walk(vector)
+
+
+def test_pager_and_more_links_are_counted() -> None:
+    """An index's page numbers and "read more" links are read from the links' own text;
+    a long link is neither."""
+    cards = "".join(
+        f'<div class="teaser"><h2><a href="/p/{i}">A post about the harbour, part {i}</a></h2>'
+        f'<p>A short blurb.</p><a href="/p/{i}">Read more</a></div>'
+        for i in range(6)
+    )
+    pager = '<a href="?page=2">2</a><a href="?page=3">3</a><a href="?page=2">Next</a>'
+    features = page_features(_page(cards + pager))
+    vec = dict(zip(FEATURE_NAMES, features.vector, strict=True))
+    assert vec["pager_links"] == 3
+    assert vec["more_links"] == 6
+    assert vec["cards"] == 6

@@ -7,15 +7,20 @@ the evidence strings name (schema types, generator, cards, posts, shares).
 
 Why these numbers: they are what tells a page's kind on sites never seen, not any one
 site's markup: schema.org types (JSON-LD and microdata), repeated sibling structures
-(cards: the same link position repeated, with an image or a long title; posts: repeated
-author / date blocks), the share of the text in links, link lists, headings and forms,
+(cards: the same link position repeated, with an image or a long title, how many such
+positions, what share of the text they hold and whether each carries a date or a
+picture; posts: repeated author / date blocks), the share of the text in links, link
+lists, headings and forms, an index's own links (page numbers, "next", "read more"),
 class-name vocabulary (``comment``, ``price``, ``card``, ``toc``...), a few text
-patterns (prices, dates, "add to cart", "reply") and cheap URL hints.
+patterns (prices, ratings, dates, "add to cart", "reply", "free quote"), the words of
+the title and first heading ("services", "shop", "forum"...) and cheap URL hints. No
+feature names a site, a domain or a page.
 
 Cost: one Python loop over the telling elements (filtered by tag in C), a leaf's text
-read without an XPath call; each distinct class string split once (cached); the text
-patterns run once in C. ~2.3 ms a page on WCXB dev's cleaned trees (was ~5 ms on the
-same machine); most of what is left is lxml creating an element proxy per walked node.
+read without an XPath call (a parent's through the C text serialiser); each distinct
+class string split once (cached); the text patterns run once in C. Most of what is
+left is lxml creating an element proxy (with lxml.html's class look-up, a Python call)
+per walked node, and reading every class attribute.
 """
 
 from __future__ import annotations
@@ -143,6 +148,14 @@ _TEXT_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("service", ("contact us", "get started", "our services", "testimonial", "pricing")),
     ("code", ("parameters", "returns", "example")),
     ("showing", ("showing", "sort by", "results", "filter")),
+    # links that open an item (an index's cards) or a section (a service page's)
+    ("more", ("read more", "learn more", "view all", "see all", "load more", "view more")),
+    ("apply", ("apply now", "enroll", "register", "sign up", "book now", "subscribe")),
+    ("quote", ("free quote", "call us", "request a", "schedule", "consultation", "our team")),
+    ("stars", ("out of 5", "\u2605", "/5", "rated")),
+    ("posted", ("posted by", "posted on", "replied", "member", "wrote:")),
+    ("spec", ("specifications", "dimensions", "weight", "sku", "warranty", "in stock")),
+    ("paging", ("per page", "next page", "page 1", "previous", "next \u203a", "older")),
 )
 _TEXT_KINDS = ("price", *(kind for kind, _ in _TEXT_WORDS))
 
@@ -187,6 +200,29 @@ _URL_HINT_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _URL_HINTS = tuple((name, re.compile(pattern, re.I)) for name, pattern in _URL_HINT_PATTERNS)
 
+#: words of the <title> and first <h1> (lower-cased) that name a kind of page: a site's
+#: own words for its pages, the same on sites never seen
+_TITLE_HINT_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("forum", r"forum|thread|topic|discussion|community|question|\breplies\b|\bhelp\b"),
+    (
+        "listing",
+        r"\b(?:courses|jobs|events|listings?|directory|results|archives?|page \d+|all posts"
+        r"|latest|blog|news)\b",
+    ),
+    ("collection", r"\b(?:shop|store|collections?|categor\w*|products|sale|deals|brands?)\b"),
+    (
+        "service",
+        r"\b(?:services?|solutions?|pricing|consult\w*|agency|company|about|contact|hire"
+        r"|platform|software for)\b",
+    ),
+    ("docs", r"\b(?:documentation|docs|api|reference|manual|guide|tutorial|class|module)\b"),
+    ("product", r"\b(?:buy|price|review|model|\d+\s?(?:ml|oz|cm|mm|gb|tb|kg|lb)s?)\b"),
+)
+_TITLE_HINTS = tuple((name, re.compile(pattern)) for name, pattern in _TITLE_HINT_PATTERNS)
+#: a pager's or a "more" link's own text (a leaf <a>): an index of items has them
+_PAGER_TEXT = re.compile(r"\d{1,3}|next|prev(?:ious)?|older|newer|[\u00bb\u203a>]+|next \W+")
+_MORE_TEXT = re.compile(r"(?:read|learn|see|view|load|show|find out) more|view all|see all|details")
+
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 _CARD_HEADINGS = frozenset(("h2", "h3", "h4", "h5"))
 _DOC_GENERATORS = (
@@ -206,6 +242,8 @@ def documentation_generator(generator: str) -> bool:
 _COUNTED = (
     *("p", "a", "img", "ul", "table", "form", "pre", "code", "article", "section", "nav"),
     *("time", "h1", "h2", "h3", "h4", "figure", "label"),
+    *("li", "input", "button", "select", "blockquote", "aside", "dl", "iframe", "main"),
+    *("header", "footer", "svg", "video", "dd"),
 )
 _COUNTED_INDEX = {tag: i for i, tag in enumerate(_COUNTED)}
 
@@ -216,6 +254,7 @@ def _build_names() -> tuple[str, ...]:
     names += [f"schema:{g}" for g in _SCHEMA_FEATURES]
     names += [f"text:{k}" for k in _TEXT_KINDS]
     names += [f"url:{h}" for h, _ in _URL_HINTS]
+    names += [f"title:{h}" for h, _ in _TITLE_HINTS]
     names += [
         "elements_log", "text_log", "link_share", "linklist_share", "heading_share",
         "form_share", "p_share", "long_p", "mean_p", "cards", "card_links",
@@ -225,6 +264,10 @@ def _build_names() -> tuple[str, ...]:
         "url_digits", "url_root", "title_sep", "h1_count", "text_per_element",
         "price_per_kchar", "date_per_kchar", "forum_per_kchar", "schema_count",
         "microdata_count", "table_share", "pre_share",
+        "pager_links", "more_links", "card_share", "card_chars", "url_query",
+        "headings_per_kchar", "links_per_kchar", "img_per_kchar", "li_per_kchar",
+        "short_p", "price_per_card", "input_count", "text_per_link", "h1_position",
+        "repeated_groups", "card_focus", "time_per_card", "img_per_card",
     ]  # fmt: skip
     return tuple(names)
 
@@ -254,12 +297,13 @@ def _text_len(element: lxml.html.HtmlElement) -> int:
     """Characters of an element's text, its descendants' included.
 
     A leaf (most links, many paragraphs) is its own ``.text``: ``text_content()`` runs
-    an XPath evaluation per call, several times the cost of the attribute."""
+    an XPath evaluation per call, several times the cost of the attribute; the text
+    serialiser (C, no XPath context) is cheaper than it for the rest."""
     try:
         if not len(element):
             text = element.text
             return len(text) if text else 0
-        return len(element.text_content())
+        return len(_TEXT_OF(element, method="text", encoding="unicode", with_tail=False))
     except ValueError:  # a text node lxml cannot decode: count it as empty
         return 0
 
@@ -355,6 +399,10 @@ def page_features(
     long_p = p_count = h1_count = 0
     card_links = linked_headings = img_links = 0
     rich_link_keys: dict[tuple[str | None, ...], int] = {}
+    rich_link_chars: dict[tuple[str | None, ...], int] = {}
+    n_links = pager_links = more_links = short_p = h1_position = 0
+    h1_text = ""
+    pager_text, more_text = _PAGER_TEXT.fullmatch, _MORE_TEXT.match
     heading_keys: dict[tuple[str | None, ...], int] = {}
     time_keys: dict[tuple[str | None, ...], int] = {}
     generator = og_type = title = ""
@@ -367,13 +415,26 @@ def page_features(
         if slot is not None:
             vec[slot] += 1
         if tag == "a":
-            n = text_len(element)
+            n_links += 1
+            if not len(element):
+                text = element.text
+                n = len(text) if text else 0
+                if 0 < n <= 24:
+                    # a pager's page numbers / next, a card's "read more": an index
+                    short = text.strip().lower()
+                    if pager_text(short):
+                        pager_links += 1
+                    elif more_text(short):
+                        more_links += 1
+            else:
+                n = text_len(element)
             link_chars += n
             if n >= 20:
                 # a card's link: its title (or its picture, below), the same position
                 # repeated
                 key = _key(element)
                 rich_link_keys[key] = rich_link_keys.get(key, 0) + 1
+                rich_link_chars[key] = rich_link_chars.get(key, 0) + n
                 card_links += 1
             parent = element.getparent()
             if parent is not None and parent.tag == "li":
@@ -383,15 +444,23 @@ def page_features(
             p_chars += n
             p_count += 1
             long_p += n >= 120
+            short_p += 0 < n < 60
         elif tag in _HEADINGS:
             heading_chars += text_len(element)
             if tag == "h1":
+                if not h1_count:
+                    h1_position = n_links  # the links before the title: the chrome's
+                    h1_text = element.text or ""
                 h1_count += 1
             else:
                 key = _key(element)
                 heading_keys[key] = heading_keys.get(key, 0) + 1
                 parent = element.getparent()
-                if element.find(".//a") is not None or (parent is not None and parent.tag == "a"):
+                # a descendant <a> by the C iterator (``find(".//a")`` is ElementPath,
+                # interpreted Python)
+                if next(element.iter("a"), None) is not None or (
+                    parent is not None and parent.tag == "a"
+                ):
                     linked_headings += 1  # a card's title: a heading that is a link
         elif tag == "img":
             # a picture that is a link (its <a> one or two levels up): a card's picture
@@ -455,6 +524,12 @@ def page_features(
         vec[_F[f"url:{name}"]] = 1.0
     share = 1.0 / max(text_chars, 1)
     cards = _max_count(rich_link_keys)
+    top_key = max(rich_link_keys, key=rich_link_keys.__getitem__, default=None)
+    card_chars = rich_link_chars.get(top_key, 0) if top_key is not None and cards >= 3 else 0
+    heading_text = f"{title} {h1_text}".lower()
+    for name, pattern in _TITLE_HINTS:
+        if pattern.search(heading_text):
+            vec[_F[f"title:{name}"]] = 1.0
     posts = max(post_repeat, _max_count(time_keys))
     kchars = max(text_chars, 1) / 1000
     doc_generator = documentation_generator(generator)
@@ -493,6 +568,26 @@ def page_features(
         "microdata_count": len(microdata),
         "table_share": min(1.0, table_chars * share),
         "pre_share": min(1.0, pre_chars * share),
+        "pager_links": pager_links,
+        "more_links": more_links,
+        "card_share": min(1.0, card_chars * share),
+        "card_chars": card_chars / max(cards, 1),
+        "url_query": float("?" in path),
+        "headings_per_kchar": sum(vec[_COUNTED_INDEX[h]] for h in ("h2", "h3", "h4")) / kchars,
+        "links_per_kchar": n_links / kchars,
+        "img_per_kchar": vec[_COUNTED_INDEX["img"]] / kchars,
+        "li_per_kchar": vec[_COUNTED_INDEX["li"]] / kchars,
+        "short_p": short_p,
+        "price_per_card": text_counts["price"] / max(cards, 1),
+        "input_count": vec[_COUNTED_INDEX["input"]] + vec[_COUNTED_INDEX["select"]],
+        "text_per_link": text_chars / max(n_links, 1),
+        "h1_position": h1_position if h1_count else -1,
+        # cards in several repeated positions (a grid and its "related" rail), the
+        # share of the long links in the top one, and what each card carries
+        "repeated_groups": sum(count >= 3 for count in rich_link_keys.values()),
+        "card_focus": cards / max(card_links + img_links, 1),
+        "time_per_card": _max_count(time_keys) / max(cards, 1),
+        "img_per_card": img_links / max(cards, 1),
     }
     for name, value in named.items():
         vec[_F[name]] = float(value)
@@ -516,6 +611,7 @@ _CLASSES = etree.XPath("//@class", smart_strings=False)
 _ELEMENTS = etree.XPath("count(//*)")
 _VOCAB_BASE = len(_COUNTED)
 _ITEMTYPES = etree.XPath("//@itemtype")
+_TEXT_OF = etree.tostring
 
 
 def _url_path(url: str) -> str:
