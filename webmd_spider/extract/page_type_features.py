@@ -403,6 +403,7 @@ def page_features(
     n_links = pager_links = more_links = short_p = h1_position = 0
     h1_text = ""
     pager_text, more_text = _PAGER_TEXT.fullmatch, _MORE_TEXT.match
+    count_only = _COUNT_ONLY
     heading_keys: dict[tuple[str | None, ...], int] = {}
     time_keys: dict[tuple[str | None, ...], int] = {}
     generator = og_type = title = ""
@@ -414,6 +415,8 @@ def page_features(
         slot = counted.get(tag)
         if slot is not None:
             vec[slot] += 1
+            if tag in count_only:
+                continue  # a count is all it gives (a hundred <li> a page: skip the chain)
         if tag == "a":
             n_links += 1
             if not len(element):
@@ -607,6 +610,8 @@ def page_features(
 _POST_FAMILIES = frozenset(_VOCAB_INDEX[n] for n in ("comment", "post", "reply", "message"))
 _CARD_FAMILIES = frozenset(_VOCAB_INDEX[n] for n in ("card", "item", "product"))
 _WALKED = (*_COUNTED, "h5", "h6", "meta", "title")
+#: the counted tags the walk reads nothing else from
+_COUNT_ONLY = frozenset(_COUNTED) - {"a", "p", "img", "form", "table", "pre", "time", *_HEADINGS}
 _CLASSES = etree.XPath("//@class", smart_strings=False)
 _ELEMENTS = etree.XPath("count(//*)")
 _VOCAB_BASE = len(_COUNTED)
