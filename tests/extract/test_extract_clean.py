@@ -181,3 +181,35 @@ def test_a_noscript_that_is_its_containers_only_text_is_the_content() -> None:
     assert text.count("Over the past few years") == 5  # the post once, not the gallery copy
     assert "copy" not in text and "pixel" not in lxml.html.tostring(root).decode()
     assert "A caption shown by the page itself" in text
+
+
+def test_a_collapsed_disclosure_panel_is_text() -> None:
+    """WAI-ARIA APG disclosure / accordion: the panel a button's aria-controls names
+    (aria-expanded on the button) is the page's text one click away, hidden or not; a
+    hidden element no control names still goes."""
+    root = _page(
+        "<h2>FAQ</h2>"
+        '<button aria-expanded="false" aria-controls="a1">Can I cancel?</button>'
+        '<div id="a1" hidden><p>Yes, at any time from the billing page.</p></div>'
+        '<button aria-expanded="false" aria-controls="a2 a3">Two panels</button>'
+        '<div id="a2" style="display:none">Second answer.</div>'
+        '<div id="a3" aria-hidden="true">Third answer.</div>'
+        '<div id="x" hidden>Never shown.</div>'
+    )
+    remove_never_content(root)
+    text = _text(root)
+    assert "Yes, at any time from the billing page." in text
+    assert "Second answer." in text and "Third answer." in text
+    assert "Never shown." not in text
+
+
+def test_a_closed_dialog_goes_and_an_open_one_stays() -> None:
+    """HTML's rendering section: dialog:not([open]) is display:none."""
+    root = _page(
+        "<p>Body text.</p><dialog><p>Subscribe to our newsletter.</p></dialog>"
+        "<dialog open><p>An open notice.</p></dialog>"
+    )
+    remove_never_content(root)
+    text = _text(root)
+    assert "Subscribe" not in text
+    assert "An open notice." in text

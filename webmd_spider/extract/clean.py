@@ -10,7 +10,8 @@ panel, hidden or not, and its strip goes. A task list's checkbox leaves "[x] " o
 "[ ] "; a caption beside a code block that only names its language goes.
 
 What a browser shows although it looks hidden or inert stays: ``<html>`` and
-``<body>`` (hidden only until a script reveals the page), a hidden element holding
+``<body>`` (hidden only until a script reveals the page), the collapsed panel of a
+disclosure or accordion (one click away: a FAQ's answers), a hidden element holding
 most of the page's text (an app root set ``aria-hidden`` while a dialog is open),
 ``hidden="until-found"`` content and declarative shadow roots
 (``<template shadowrootmode>``). A frameset page's ``<noframes>`` markup becomes its body.
@@ -57,6 +58,7 @@ _FRAGMENT_LINKS = etree.XPath("descendant::a[starts-with(@href, '#')]")
 #: whose predicate libxml2 tests element by element (0.04 against 0.08 ms a page).
 _ROLES = etree.XPath("descendant::*/@role")
 _STRING = etree.XPath("string()")
+_CLOSED_DIALOGS = etree.XPath("descendant::dialog[not(@open)]")
 #: Letters of a language name ("Node.js" -> "nodejs", "C++" -> "c++").
 _LANGUAGE_KEY = re.compile(r"[^a-z0-9+#]")
 _TAB_CONTROLS = etree.XPath(
@@ -177,6 +179,8 @@ def remove_never_content(
     tips = (r.getparent() for r in roles if r.strip().lower() == v.TOOLTIP_ROLE)
     _drop_all(tips, audit, "widget")
     kept = grouped | _math_sources(maths, hidden) if maths and v.KEEP_HIDDEN_MATH else grouped
+    if hidden:
+        kept = kept | _disclosed_panels(root, hidden)
     hiding = [e for e in hidden if not is_tab_panel(e) and e not in kept]
     if hiding:
         wrappers = _page_wrappers(root, hiding)
@@ -278,7 +282,8 @@ def _remove_comments(nodes: list[Any]) -> None:
 
 
 def _hidden_elements(root: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
-    """Elements hidden by `hidden`, `aria-hidden="true"` or an inline style, each once.
+    """Elements hidden by `hidden`, `aria-hidden="true"` or an inline style, and
+    closed ``<dialog>`` elements, each once.
 
     Never ``<html>`` or ``<body>``, and not ``hidden="until-found"``: see `remove_never_content`.
     Grouped by attribute, not in document order: nothing done with them depends on it.
@@ -306,6 +311,11 @@ def _hidden_elements(root: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]
         if element.tag in v.NEVER_HIDDEN_TAGS:
             continue
         found[element] = None
+    # HTML 15.3.3 (the UA stylesheet): "dialog:not([open]) { display: none; }": a modal
+    # form or a lightbox until a script opens it
+    dialogs: list[lxml.html.HtmlElement] = _CLOSED_DIALOGS(root)  # type: ignore[assignment]
+    for dialog in dialogs:
+        found[dialog] = None
     return list(found)
 
 
@@ -507,6 +517,22 @@ class _TabTargets:
         if self._links is None:
             self._links = _first_by(_FRAGMENT_LINKS(self._root), "href")
         return self._links.get(href)
+
+
+_DISCLOSURES = etree.XPath("descendant::*[@aria-expanded][@aria-controls]")
+
+
+def _disclosed_panels(
+    root: lxml.html.HtmlElement, hidden: list[lxml.html.HtmlElement]
+) -> set[lxml.html.HtmlElement]:
+    """The hidden panels of disclosure widgets (WAI-ARIA APG "Disclosure" and
+    "Accordion" patterns: a button with ``aria-expanded`` whose ``aria-controls`` names
+    the panel it shows): a collapsed FAQ answer is the page's text, one click away."""
+    controllers: list[Any] = _DISCLOSURES(root)  # type: ignore[assignment]
+    if not controllers:
+        return set()
+    named = {ref for c in controllers for ref in (c.get("aria-controls") or "").split()}
+    return {e for e in hidden if e.get("id") in named}
 
 
 def _first_by(elements: Any, attr: str) -> dict[str, lxml.html.HtmlElement]:
