@@ -180,6 +180,22 @@ def test_a_grid_on_the_models_word_alone_gets_its_cards() -> None:
     assert "Trowel number 1" in text and "Trowel number 24" in text
 
 
+def test_a_grid_the_model_was_unsure_of_goes_to_the_ladder() -> None:
+    """The type step's fallback for a page of cards whose best guess was another type
+    below the confidence a type needs (evidence ``model:forum:0.36``) is a label, not
+    enough to take the content away: the same grid the model called a listing gets its
+    cards (the test above), this one goes to the ladder untouched."""
+    html = _page(
+        "<main><h1>Garden tools</h1><p>Hand tools for the allotment, forged by a family"
+        " firm.</p>"
+        f'<ul class="grid">{"".join(_card(n) for n in range(1, 25))}</ul></main>'
+    )
+    given = _input(html, ("model:forum:0.36", "cards:24"))
+    before = lxml.html.tostring(given.root)
+    assert cards_profile(given) is None
+    assert lxml.html.tostring(given.root) == before
+
+
 def _article_with_teasers() -> str:
     teasers = "".join(
         f'<div class="teaser"><a href="/n/{n}">Another story from the desk, number {n}</a>'
