@@ -242,3 +242,16 @@ def test_pager_and_more_links_are_counted() -> None:
     assert vec["pager_links"] == 3
     assert vec["more_links"] == 6
     assert vec["cards"] == 6
+
+
+def test_warm_up_compiles_the_shipped_model_once() -> None:
+    """The spider and each extraction worker call it before the first page: the model is
+    then loaded and its trees compiled, and a page classifies without compiling again."""
+    from webmd_spider.extract import page_type
+
+    page_type._SCORERS.clear()
+    page_type.warm_up()
+    assert len(page_type._SCORERS) == 1
+    compiled = dict(page_type._SCORERS)
+    page_type.warm_up()
+    assert compiled == page_type._SCORERS

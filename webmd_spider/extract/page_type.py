@@ -117,6 +117,16 @@ def _model() -> dict[str, Any] | None:
     return model
 
 
+def warm_up() -> None:
+    """Load the shipped model and compile its trees now (about 0.1 s, once a process),
+    so that the first page of a crawl does not pay for it: while that page waited, the
+    downloader ran ahead, and a sitemap's dead links could spend the website's failure
+    budget before the start page's links were read."""
+    model = _model()
+    if model is not None:
+        _scorer(model)
+
+
 def model_probabilities(model: dict[str, Any], vector: Sequence[float]) -> list[float]:
     """The model's probability of each of ``model["classes"]`` for ``vector``: the sum
     of every round's tree for the class over the prior, then softmax (scikit-learn's

@@ -24,6 +24,7 @@ import sys
 from dataclasses import replace
 from multiprocessing.connection import Connection
 
+from webmd_spider.extract.page_type import warm_up
 from webmd_spider.offload.gc_tuning import tune_gc
 from webmd_spider.offload.page_work import extract_page
 
@@ -35,6 +36,7 @@ def serve(jobs: Connection, results: Connection) -> None:
     try:
         options, (size, overlap), gc_threshold = pickle.loads(jobs.recv_bytes())
         tune_gc(gc_threshold)
+        warm_up()  # before "ready": the first page is not the one that pays for it
         results.send_bytes(READY)
     except (EOFError, OSError):  # the pool closed before this worker was ready
         return

@@ -59,6 +59,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from webmd_spider.extract.page_type import warm_up
 from webmd_spider.items import Row
 from webmd_spider.offload.gc_tuning import GcState, restore_gc, tune_gc
 from webmd_spider.offload.pool import ExtractPool
@@ -274,6 +275,7 @@ class SiteSpider(Spider):
             budget = max(1.0, budget - self.job.fleet.elapsed())  # per crawl, not per worker
             self.run_end.start_heartbeat()
         self.time_budget.start(budget)
+        warm_up()  # the page-type model, before the first page waits for it
         # everything of the start-up is alive now: frozen, not scanned until the close
         self._gc_state = tune_gc(self.job.options.gc_threshold)
         self.offload.start()
