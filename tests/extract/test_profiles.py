@@ -5,7 +5,7 @@ decisive evidence, never on the model's word alone (`decisive`)."""
 from __future__ import annotations
 
 from webmd_spider.extract.page_type import PageType
-from webmd_spider.extract.profiles import decisive, profile_applies
+from webmd_spider.extract.profiles import decisive, model_said
 
 
 def test_a_listing_by_the_model_alone_is_not_decisive() -> None:
@@ -24,6 +24,7 @@ def test_other_types_are_decisive_as_told() -> None:
     assert decisive(PageType("product", ("json-ld:Product",)))
 
 
-def test_every_profile_runs_the_cards_one_checking_itself() -> None:
-    assert profile_applies(PageType("listing", ("model:0.95", "cards:24")))
-    assert profile_applies(PageType("forum", ("model:0.9", "posts:12")))
+def test_the_models_own_call_is_told_from_its_fallback_for_a_grid() -> None:
+    assert model_said(PageType("listing", ("model:0.95", "cards:24")))
+    assert not model_said(PageType("collection", ("model:forum:0.36", "cards:43")))
+    assert not model_said(PageType("listing", ("given",)))

@@ -36,7 +36,7 @@ from webmd_spider.extract.metadata import (
 from webmd_spider.extract.page_type import PAGE_TYPES, PageType, classify_page
 from webmd_spider.extract.parse import parse_html
 from webmd_spider.extract.periphery import trim_periphery
-from webmd_spider.extract.profiles import PROFILES, ProfileInput, profile_applies
+from webmd_spider.extract.profiles import PROFILES, ProfileInput
 from webmd_spider.extract.root import select_content, whole_page
 from webmd_spider.extract.widgets import remove_widgets
 from webmd_spider.urls import site_key
@@ -163,7 +163,7 @@ def _extract(body: bytes | str, url: str, encoding: str | None, opts: ExtractOpt
         kind = classify_page(root, ld_types=doc.json_ld_types, url=url, generator=generator)
     doc.page_type, doc.page_type_evidence = kind.name, list(kind.evidence)
     if opts.main_content_only:
-        profile = PROFILES.get(kind.name) if profile_applies(kind) else None
+        profile = PROFILES.get(kind.name)
         chosen = None
         if profile is not None:
             # the Product's JSON-LD description: decoded again only for a product page

@@ -83,11 +83,13 @@ def decisive(kind: PageType) -> bool:
     return any(one.split(":", 1)[-1].lower() in _LIST_TYPES for one in kind.evidence[1:])
 
 
-def profile_applies(kind: PageType) -> bool:
-    """Whether the profile of ``kind`` (if it has one) is to run: always. A profile
-    that rewrites the content on the model's word alone checks its own result first
-    (the cards profile: `decisive`) and returns None to leave the page to the ladder."""
-    return True
+def model_said(kind: PageType) -> bool:
+    """The model itself called the page `kind`'s type (first evidence ``model:0.73``),
+    rather than the type step's fallback for a page of cards the model was unsure of
+    (``model:forum:0.36``: its best guess was another type, below the confidence a type
+    needs). Read beside `decisive`: the evidence strings are ``page_type.decide``'s."""
+    first = kind.evidence[0] if kind.evidence else ""
+    return first.startswith("model:") and first.count(":") == 1
 
 
 #: schema.org types by which a page declares itself a list of items
@@ -95,7 +97,7 @@ _LIST_TYPES = frozenset({"itemlist", "collectionpage", "offercatalog", "searchre
 
 
 # Registered last: each profile module imports ProfileInput / ProfileResult (and the
-# cards profile `decisive`) from here.
+# cards profile `decisive` and `model_said`) from here.
 from webmd_spider.extract.profiles.cards import cards_profile  # noqa: E402
 
 PROFILES["listing"] = cards_profile

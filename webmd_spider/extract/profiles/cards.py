@@ -47,9 +47,8 @@ from webmd_spider.extract import vocabulary as v
 from webmd_spider.extract.audit import LossAudit, counterparts
 from webmd_spider.extract.chrome_names import CHROME, element_verdict, visually_hidden
 from webmd_spider.extract.clean import body_of, visible_chars
-from webmd_spider.extract.page_type import PageType
 from webmd_spider.extract.periphery import trim_periphery
-from webmd_spider.extract.profiles import ProfileInput, ProfileResult, decisive
+from webmd_spider.extract.profiles import ProfileInput, ProfileResult, decisive, model_said
 from webmd_spider.extract.root import Selection, _in_chrome, select_content
 from webmd_spider.extract.stats import CHARS, LINK_CHARS, LINKS, Element, TextStats, measure
 
@@ -425,7 +424,10 @@ def cards_profile(given: ProfileInput) -> ProfileResult | None:
     to the ladder is the page the ladder would have read; a page kept is the copy, its
     loss audit carried over to it (``LossAudit.moved_to``), not read a second time."""
     if not decisive(given.page_type):
-        if not _model_said(given.page_type):
+        if not model_said(given.page_type):
+            # the fallback for a grid the model was unsure of: the cards are not enough
+            # to take the content away (one of trafilatura's pages, a ministry's page
+            # of 43 teasers)
             return None
         page = copy.deepcopy(given.root)
         later = LossAudit() if given.audit is not None else None
@@ -439,16 +441,6 @@ def cards_profile(given: ProfileInput) -> ProfileResult | None:
         return trial[0]
     chosen = _choose(given)
     return chosen[0] if chosen is not None else None
-
-
-def _model_said(kind: PageType) -> bool:
-    """The model itself called the page a listing or collection (evidence
-    ``model:0.73``), rather than the type step's fallback for a page of cards the model
-    was unsure of (``model:forum:0.36``: its best guess was another type, below the
-    confidence a type needs): on the fallback alone the cards are not enough to take the
-    page's content away (one of trafilatura's pages, a ministry's page of 43 teasers)."""
-    first = kind.evidence[0] if kind.evidence else ""
-    return first.count(":") == 1
 
 
 def _choose(given: ProfileInput) -> tuple[ProfileResult, Cover] | None:
