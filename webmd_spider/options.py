@@ -139,6 +139,23 @@ class JobOptions:
     llms_txt: str = ""
     #: write every page's Markdown into this one file at the end
     combined: str = ""
+    #: write the chunk-level change feed (upserts and deletes, docs/design/search-index.md)
+    #: to this JSON lines file; implies incremental (the feed is computed against a
+    #: ledger beside the state, or against the index)
+    changes: str = ""
+    #: apply the change feed to this search index file (webmd_spider/index); implies
+    #: incremental
+    index: str = ""
+    #: the index's embedder: "wordllama" (bundled, offline), "sentence-transformers:DIR",
+    #: "fastembed:DIR", or "http" with embed_url
+    embedder: str = "wordllama"
+    #: an OpenAI-compatible embeddings endpoint (POST {"model", "input"}); sets embedder=http
+    embed_url: str = ""
+    embed_model: str = ""
+    #: the environment variable holding the endpoint's key (sent as a Bearer token)
+    embed_key_env: str = "WEBMD_EMBED_KEY"
+    #: seconds a crawl waits for another run writing the same index before it stops
+    index_lock_secs: float = 0.0
     redis_url: str = ""  # a distributed crawl: workers share a frontier in this Redis
     #: convert pages in this many worker processes (0: in the crawl process);
     #: EXTRACT_AUTO ("auto", the default) = one per core beyond the crawl's own
@@ -195,6 +212,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "extract_processes": (0, 64),
     "extract_timeout_secs": (1, 3600),
     "gc_threshold": (0, 100_000),
+    "index_lock_secs": (0, 86_400),
 }
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -357,7 +375,27 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         options.chunk_budget  # noqa: B018 - validated here, before anything reads it
     except ChunkOptionsError as exc:
         raise OptionsError(f"invalid-input: {exc}") from None
+    _settle_feed(options)
     return options
+
+
+def _settle_feed(options: JobOptions) -> None:
+    """The change feed's options, checked and completed in place: a feed or an index
+    needs chunks, and an incremental state to know what changed (turned on); it is not
+    computed in a distributed crawl (each worker would diff against its own copy)."""
+    if options.embed_url and options.embedder == "wordllama":
+        options.embedder = "http"
+    if not (options.changes or options.index):
+        return
+    which = "index" if options.index else "changes"
+    if options.chunk_budget == (0, 0):
+        raise OptionsError(f"{which} needs chunks: leave chunk_tokens above 0")
+    if options.redis_url:
+        raise OptionsError(
+            f"{which} cannot be used in a distributed crawl (redis_url) yet: "
+            "write rows, then run one non-distributed crawl with --index"
+        )
+    options.incremental = True
 
 
 def _page_types(names: list[str]) -> list[str]:

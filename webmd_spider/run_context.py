@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from webmd_spider.index.sync import ChunkSync
 from webmd_spider.options import JobOptions
 from webmd_spider.policy.netguard import AddressPolicy
 from webmd_spider.policy.robots import RobotsRules
@@ -101,6 +102,8 @@ class RunContext:
     completion: PageCompletion | None = None
     #: a distributed crawl's shared state (None when no Redis URL is set)
     fleet: Fleet | None = None
+    #: the chunk-level change feed (``changes``, ``index`` options), or None
+    chunk_sync: ChunkSync | None = None
 
     def robots_known(self) -> bool:
         """The robots.txt rules of every website are read (or the website stopped): a

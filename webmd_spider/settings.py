@@ -145,6 +145,7 @@ FEED_EXPORTERS = {
 ITEM_PIPELINES = {
     "webmd_spider.pipelines.markdown_tree.MarkdownTreePipeline": 400,
     "webmd_spider.pipelines.single_files.SingleFilesPipeline": 410,
+    "webmd_spider.pipelines.chunk_sync.ChunkSyncPipeline": 420,
 }
 
 LOG_LEVEL = "INFO"

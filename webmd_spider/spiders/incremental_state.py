@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from webmd_spider.extract import ExtractOptions
+from webmd_spider.index.sync import StoredPage, reconcile
 from webmd_spider.items import Row, utc_now_iso
 from webmd_spider.options import JobOptions, OptionsError
 from webmd_spider.rows.ledger import RunLedger, SiteState
@@ -32,6 +33,7 @@ from webmd_spider.state.store import (
     job_key,
     validate_job_name,
 )
+from webmd_spider.urls import site_key
 
 logger = logging.getLogger(__name__)
 
@@ -242,6 +244,39 @@ class IncrementalState:
             except StateStoreError as exc:
                 logger.warning("incremental state: stored content hashes not read: %s", exc)
         return index
+
+    def reconcile(self, target_pages: Mapping[str, str]) -> tuple[int, int]:
+        """Make the state agree with a change feed's target before the crawl
+        (``index.sync.reconcile``): a page whose stored hash the target does not hold
+        loses its hash and validators (fetched whole, reported changed); a page the
+        target holds and the state does not is stored without them (asked again; a 404
+        removes its chunks). Returns (forgotten, asked)."""
+        store = self.store
+        if store is None:
+            return 0, 0
+        states: dict[str, PageState] = {}
+
+        def forget_content(url: str) -> None:
+            state = states[url]
+            state.content_hash = state.etag = state.last_modified = None
+            store.put(state)
+
+        def ask_again(url: str) -> None:
+            store.put(PageState(url=url, website=site_key(url), last_seen=utc_now_iso()))
+
+        def stored() -> Iterable[StoredPage]:
+            for state in store.iterate():
+                states[state.url] = state
+                yield StoredPage(state.url, state.content_hash)
+
+        try:
+            counts = reconcile(list(stored()), target_pages, forget_content, ask_again)
+            store.flush()
+        except StateStoreError as exc:
+            self._fail(exc)
+            return 0, 0
+        self._known.clear()
+        return counts
 
     def forget(self, url: str, website: str) -> None:
         """A page is gone (404/410, now disallowed): its state leaves the store."""

@@ -22,6 +22,8 @@ from scrapy.crawler import Crawler
 
 from webmd_spider.crew import Crew, SoloCrew
 from webmd_spider.extract import ExtractOptions
+from webmd_spider.index.sync import ChunkSync
+from webmd_spider.index.targets import FeedError, open_feed
 from webmd_spider.items import Row, diagnostic_row
 from webmd_spider.offload.pool import ExtractPool, default_processes
 from webmd_spider.options import (
@@ -82,6 +84,8 @@ class JobSetup:
     incremental: IncrementalState = field(default_factory=IncrementalState)
     #: the extraction processes (``extract_processes``), started by the spider's start()
     pool: ExtractPool | None = None
+    #: the chunk-level change feed (``--changes``, ``--index``), or None
+    chunk_sync: ChunkSync | None = None
 
     def input_urls(self) -> list[str]:
         """The usable start URLs (what names this job's state and distributed crawl)."""
@@ -156,8 +160,40 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
         # a folder tree or single file added to an existing incremental job: unchanged
         # pages must still be fetched whole and written once
         job.incremental.fill_tree = True
+    if opts.changes or opts.index:
+        job.chunk_sync = _open_feed(opts, job)
     job.pool = _new_pool(opts, job.extract_options)
     return job
+
+
+def _open_feed(opts: JobOptions, job: JobSetup) -> ChunkSync:
+    """The run's change feed (``index.targets.open_feed``), with the incremental state
+    made to agree with its target first (``IncrementalState.reconcile``)."""
+    state = job.incremental
+    ledger_path = Path(opts.state_dir) / f"{state.name or 'feed'}.chunks.sqlite"
+    try:
+        sync = open_feed(
+            changes=opts.changes,
+            index=opts.index,
+            ledger_path=ledger_path,
+            embedder=opts.embedder,
+            embed_url=opts.embed_url,
+            embed_model=opts.embed_model,
+            key_env=opts.embed_key_env,
+            lock_secs=opts.index_lock_secs,
+        )
+    except FeedError as exc:
+        state.close()  # the state's lock: this run ends before it starts
+        raise OptionsError(str(exc)) from None
+    forgotten, asked = state.reconcile(sync.target.page_hashes())
+    if forgotten or asked:
+        logger.info(
+            "Change feed: %d stored pages are not in its target and are fetched whole; "
+            "%d pages of the target are asked for again",
+            forgotten,
+            asked,
+        )
+    return sync
 
 
 def start_inputs(opts: JobOptions) -> list[StartInput]:

@@ -260,6 +260,7 @@ class SiteSpider(Spider):
             claims=self.frontier.claims,
             completion=self.completion,
             fleet=job.fleet,
+            chunk_sync=job.chunk_sync,
         )
         attach(crawler, self.context)
 
