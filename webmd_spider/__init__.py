@@ -13,9 +13,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from webmd_spider.api import CrawlError, CrawlOptions, OptionsError, convert, crawl
+    from webmd_spider.api import (
+        CrawlError,
+        CrawlOptions,
+        OptionsError,
+        changes,
+        convert,
+        crawl,
+        search,
+    )
 
-__all__ = ["CrawlError", "CrawlOptions", "OptionsError", "convert", "crawl"]
+__all__ = ["CrawlError", "CrawlOptions", "OptionsError", "changes", "convert", "crawl", "search"]
 
 
 def __getattr__(name: str) -> Any:

@@ -44,6 +44,8 @@ from typing import Any
 
 from webmd_spider.crawl_process import CrawlChild, job_values, start_crawl
 from webmd_spider.documents import MARKDOWN
+from webmd_spider.index.searching import EmbedderChoice
+from webmd_spider.index.searching import search as search_index
 from webmd_spider.items import COLUMNS, Row
 from webmd_spider.offload.page_work import HTML, extract_page
 from webmd_spider.options import JobOptions, OptionsError, build_options
@@ -64,7 +66,16 @@ START_REFUSAL = "Cannot start the crawl: "
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CrawlError", "CrawlOptions", "OptionsError", "convert", "crawl", "crawl_values"]
+__all__ = [
+    "CrawlError",
+    "CrawlOptions",
+    "OptionsError",
+    "changes",
+    "convert",
+    "crawl",
+    "crawl_values",
+    "search",
+]
 
 
 class CrawlError(RuntimeError):
@@ -126,6 +137,72 @@ def crawl(
         refuse_local_starts(values, settings or {})
     pairs = [(str(k), _setting_value(v)) for k, v in (settings or {}).items()]
     return _rows(values, pairs, stop_event)
+
+
+def changes(
+    start: str | Sequence[str] | None = None,
+    options: JobOptions | None = None,
+    /,
+    *,
+    settings: Mapping[str, Any] | None = None,
+    **overrides: Any,
+) -> Iterator[dict[str, Any]]:
+    """Crawl ``start`` incrementally and yield the chunk-level change feed the run
+    implies: ``{"op": "upsert", ...}`` and ``{"op": "delete", ...}`` records
+    (``docs/design/search-index.md``, README "Change feed"), one page's together.
+
+    The same arguments as :func:`crawl`. Without ``changes=FILE`` the feed goes to a
+    temporary file that is read once the crawl ends; name ``state=`` (and
+    ``state_dir=``) to keep the memory of what the previous run emitted, as a nightly
+    job does, or ``index=FILE`` to compute it against a search index. Options are
+    checked at the call; the crawl runs at the first ``next()``."""
+    given = overrides.get("changes") or (options.changes if options is not None else "")
+    values_check = {**overrides, "changes": given or "changes.jsonl"}
+    crawl_values(start, options, values_check)  # raises here, at the call
+    return _changes(start, options, settings, overrides, given)
+
+
+def _changes(
+    start: str | Sequence[str] | None,
+    options: JobOptions | None,
+    settings: Mapping[str, Any] | None,
+    overrides: dict[str, Any],
+    given: str,
+) -> Iterator[dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="webmd-changes-") as folder:
+        path = Path(given) if given else Path(folder) / "changes.jsonl"
+        rows = crawl(start, options, settings=settings, **{**overrides, "changes": str(path)})
+        for _ in rows:
+            pass
+        if not path.exists():
+            return
+        with path.open("rb") as handle:
+            for line in handle:
+                if line.strip():
+                    yield json.loads(line)
+
+
+def search(
+    index: str | Path,
+    query: str,
+    k: int = 10,
+    *,
+    mode: str = "hybrid",
+    embedder: str | None = None,
+    embed_url: str = "",
+    embed_model: str = "",
+) -> list[dict[str, Any]]:
+    """The `k` best chunks of a search index (``webmd crawl URL --index FILE``) for
+    `query`, best first: dicts with ``chunk_id``, ``url``, ``fragment`` (the URL to
+    cite: the page with its heading's anchor or text fragment), ``title``,
+    ``heading_path``, ``score``, ``snippet`` and ``text``. ``mode`` is ``hybrid``
+    (default), ``keyword`` or ``vector``. ValueError for an empty or too long query
+    (``index.searching.MAX_QUERY_CHARS``) or a bad `k`/mode; ``SearchError`` for an
+    index that cannot be searched."""
+    if embed_url and not embedder:
+        embedder = "http"
+    choice = EmbedderChoice(spec=embedder, embed_url=embed_url, embed_model=embed_model)
+    return search_index(index, query, k, mode=mode, embedder=choice)
 
 
 def refuse_local_starts(values: Mapping[str, Any], settings: Mapping[str, Any]) -> None:

@@ -17,6 +17,9 @@ heading (``extraction_method: "markdown"``); or, with ``--jsonl``, a stream of
 ``{"id", "url", "html"}`` lines on stdin to ``{"id", "text", "markdown", "cpu_ms"}``
 lines on stdout (the ``--cmd`` contract of the extraction quality harness).
 
+``search`` searches an index that ``webmd crawl URL --index FILE`` keeps
+(``webmd_spider.search_command``).
+
 ``state`` inspects the incremental-recrawl state (``.webmd/`` by default): ``list`` the
 jobs, ``show`` what is stored for a URL, ``forget`` a job. Nothing in the project
 imports this module.
@@ -467,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     # own parsers too (webmd serve --help, webmd mcp --help); listed here for webmd --help
     sub.add_parser("serve", help="the POST /web/crawl HTTP API (the serve extra)")
     sub.add_parser("mcp", help="the MCP server for agents (the mcp extra)")
+    sub.add_parser("search", help="search an index built by webmd crawl --index (see --help)")
     _add_convert(sub)
     _add_state(sub)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -483,6 +487,10 @@ def main(argv: list[str] | None = None) -> int:
         from webmd_spider.service import serve
 
         return serve.main(argv[1:])
+    if argv[:1] == ["search"]:
+        from webmd_spider import search_command
+
+        return search_command.main(argv[1:])
     if argv[:1] == ["mcp"]:
         from webmd_spider.service import mcp_server
 

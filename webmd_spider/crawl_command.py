@@ -119,6 +119,27 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag("--state", "state", "name of the incremental state (default: from the start)", "NAME"),
     Flag(
+        "--changes",
+        "changes",
+        "also write the chunk-level change feed (upserts, deletes) to FILE.jsonl; "
+        "implies --incremental",
+        "FILE",
+    ),
+    Flag(
+        "--index",
+        "index",
+        "keep a local search index of the chunks in FILE (webmd search FILE QUERY); "
+        "implies --incremental",
+        "FILE",
+    ),
+    Flag(
+        "--embed-url",
+        "embed_url",
+        "embed with this OpenAI-compatible endpoint (key in $WEBMD_EMBED_KEY) instead "
+        "of the bundled model",
+        "URL",
+    ),
+    Flag(
         "--allow-local",
         "allow_local",
         "let loopback and private addresses through the SSRF guard (your own servers)",
@@ -323,6 +344,10 @@ def output_files(
         files.append(("llms.txt", f"{folder / 'llms.txt'}, {folder / 'llms-full.txt'}"))
     if values.get("combined"):
         files.append(("combined", str(values["combined"])))
+    if values.get("changes"):
+        files.append(("changes", str(values["changes"])))
+    if values.get("index"):
+        files.append(("index", str(values["index"])))
     return files
 
 
@@ -359,11 +384,31 @@ def summary_lines(
     lost = _removed_line(summary)
     if lost:
         table.append(("removed", lost))
+    feed = _feed_line(summary.get("change_feed") or {})
+    if feed:
+        table.append(("change feed", feed))
     table.extend(files)
     width = max(len(label) for label, _ in table)
     lines += [f"  {label:<{width}}  {value}" for label, value in table]
     lines += [f"hint: {hint}" for hint in hints(summary, errors)]
     return lines
+
+
+def _feed_line(feed: dict[str, Any]) -> str:
+    """The change feed in one line: chunks upserted and deleted, embedded and reused,
+    and what waits for the embedder and why; "" without a feed."""
+    if not feed:
+        return ""
+    line = (
+        f"{feed.get('upserts', 0)} chunks upserted, {feed.get('deletes', 0)} deleted "
+        f"({feed.get('pages', 0)} pages); {feed.get('embedded', 0)} embedded, "
+        f"{feed.get('reused', 0)} reused"
+    )
+    if feed.get("pending"):
+        line += f"; {feed['pending']} wait for the embedder (the next run embeds them)"
+    if feed.get("failure"):
+        line += f"; failed: {feed['failure']}"
+    return line
 
 
 def _removed_line(summary: dict[str, Any]) -> str:

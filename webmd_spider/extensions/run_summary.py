@@ -53,9 +53,21 @@ class RunSummary:
         out = Path(self.crawler.settings.get("WEBMD_OUTPUT_DIR", "output"))
         return out / f"summary-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
 
+    def _feed_stats(self) -> dict[str, Any]:
+        """The change feed's counts (``pipelines.chunk_sync`` sets ``webmd/index/*``
+        at its close, before this signal): pages, upserts, deletes, embedded, reused,
+        pending, and the embedder's or the index's failure; {} without a feed."""
+        stats = self.crawler.stats
+        values = stats.get_stats() if stats is not None else {}
+        prefix = "webmd/index/"
+        return {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix)}
+
     def spider_closed(self, spider: Spider, reason: str) -> None:
         ledger = run_context(self.crawler).ledger
         summary: dict[str, Any] = {"spider_close_reason": reason, **ledger.summary()}
+        feed = self._feed_stats()
+        if feed:
+            summary["change_feed"] = feed
         self.path = self.summary_path()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
