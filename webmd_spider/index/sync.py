@@ -172,6 +172,9 @@ class ChunkSync:
         """Apply what is left, close the file and the target; the run's report."""
         try:
             self.flush()
+            retry = getattr(self.target, "retry_pending", None)
+            if retry is not None:
+                self._count(retry())
         finally:
             if self._file is not None:
                 with contextlib.suppress(OSError):

@@ -45,6 +45,11 @@ class IndexTarget:
         pending when the embedder fails."""
         return self.index.apply(changes, pages=pages)
 
+    def retry_pending(self) -> Any:
+        """Embed the changes an earlier batch or run left waiting (None when none
+        wait): a run with nothing new still catches up."""
+        return self.index.retry_pending() if self.index.pending_count() else None
+
 
 def open_feed(
     *,
@@ -61,11 +66,25 @@ def open_feed(
     :meth:`ChunkSync.close`). Raises :class:`FeedError`."""
     if index:
         from webmd_spider.index.embedders import EmbedderError, open_embedder
-        from webmd_spider.index.store import IndexStoreError, SearchIndex
+        from webmd_spider.index.store import IndexStoreError, SearchIndex, read_embedder_name
 
+        known_dim = 0
+        if Path(index).is_file():
+            # an index's own dimension: an HTTP endpoint that is down is then found out
+            # by the first batch (kept pending, the crawl goes on), not by a probe that
+            # would stop the crawl before its rows
+            try:
+                tail = read_embedder_name(index).rsplit(":", 1)[-1]
+            except IndexStoreError as exc:
+                raise FeedError(str(exc)) from None
+            known_dim = int(tail) if tail.isdigit() else 0
         try:
             model = open_embedder(
-                embedder, embed_url=embed_url, embed_model=embed_model, key_env=key_env
+                embedder,
+                embed_url=embed_url,
+                embed_model=embed_model,
+                key_env=key_env,
+                embed_dim=known_dim if embedder == "http" else 0,
             )
         except (EmbedderError, ValueError) as exc:
             raise FeedError(f"embedder: {exc}") from None
