@@ -22,6 +22,15 @@ The path of one request:
    the rows it has, and its child is stopped in the background;
 6. the answer: one result per page or failed URL, and the counts.
 
+``POST /search`` (a server started with ``--index FILE``) searches an index built by
+``webmd crawl URL --index FILE`` (:func:`webmd_spider.index.searching.search`, the
+function behind ``webmd search``): the same token, content type and body checks, then
+``{"query", "k", "mode"}`` validated (400 naming the field), the search in a worker
+thread (a few at once) and ``{"success": true, "data": {"query", "mode", "hits"}}``,
+each hit's text cut to :data:`~webmd_spider.service.mcp_tools.SEARCH_HIT_CHARS`. A
+server without an index answers 404 ``SEARCH_DISABLED``; an index that cannot be
+searched, 503 ``INDEX_UNAVAILABLE``.
+
 Why one file of over 500 lines: the request's fields, their mapping onto crawl options,
 the answer's shape and the cache key are one contract with the hosted API; the limiter
 and the crawl job are the small rest.
@@ -50,8 +59,18 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from webmd_spider import api
+from webmd_spider.index.searching import (
+    MAX_K,
+    MAX_QUERY_CHARS,
+    MODES,
+    EmbedderChoice,
+    SearchError,
+    check_query,
+)
+from webmd_spider.index.searching import search as search_index
 from webmd_spider.items import Row
 from webmd_spider.options import OPTION_NAMES, OptionsError
+from webmd_spider.service.mcp_tools import DEFAULT_SEARCH_K, SEARCH_HIT_CHARS, cut_text
 from webmd_spider.state.result_cache import MAX_AGE_MS, ResultCache, ResultCacheError, cache_key
 from webmd_spider.urls import PatternError, compile_pattern, parse_start_input, split_patterns
 
@@ -97,6 +116,10 @@ NUMBER_FIELDS: dict[str, tuple[int, int]] = {
     "waitForMs": (0, MAX_WAIT_FOR_MS),
 }
 FIELDS = ("url", "urlRegex", *BOOLEAN_FIELDS, *NUMBER_FIELDS)
+
+#: POST /search: its fields, and the searches the server runs at once (more wait)
+SEARCH_FIELDS = ("query", "k", "mode")
+MAX_SEARCHES = 4
 
 #: crawl options a request decides: ServiceConfig.crawl_options may not set them
 REQUEST_OPTIONS = frozenset(
@@ -151,6 +174,10 @@ class ServiceConfig:
     #: server on loopback without a token allows only its loopback names, so a web
     #: page that rebinds its own domain to 127.0.0.1 cannot reach it (DNS rebinding)
     allowed_hosts: tuple[str, ...] | None = None
+    #: the index POST /search searches (``--index``); None: the endpoint answers 404
+    index: Path | None = None
+    #: how POST /search embeds queries: the index's own embedder unless named
+    embedder: EmbedderChoice = field(default_factory=EmbedderChoice)
 
 
 #: ``allowed_hosts`` of a server bound to loopback
@@ -281,6 +308,11 @@ def _boolean(name: str, value: Any) -> bool:
 def _number(name: str, value: Any) -> int:
     """A JSON whole number within the field's bounds."""
     low, high = NUMBER_FIELDS[name]
+    return _whole_number(name, value, low, high)
+
+
+def _whole_number(name: str, value: Any, low: int, high: int) -> int:
+    """A JSON whole number from ``low`` to ``high``."""
     bad = f"{name} must be a whole number from {low} to {high}, got {_shown(value)}"
     # JSON true is not 1, and 2.5 pages is a mistake, not 2
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -290,6 +322,53 @@ def _number(name: str, value: Any) -> int:
     if not low <= value <= high:
         raise InputError(bad)
     return int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """A validated ``POST /search`` body, defaults filled in."""
+
+    query: str
+    k: int = DEFAULT_SEARCH_K
+    mode: str = "hybrid"
+
+
+def parse_search(body: Any) -> SearchRequest:
+    """Validate a decoded ``POST /search`` body; raises InputError naming the first bad
+    field. The query comes back stripped."""
+    if not isinstance(body, dict):
+        raise InputError(f"the body must be a JSON object, got {type(body).__name__}")
+    unknown = sorted(str(name) for name in body if name not in SEARCH_FIELDS)
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r}; the fields are {', '.join(SEARCH_FIELDS)}")
+    query = body.get("query")
+    if query is None:
+        raise InputError("query is required")
+    if not isinstance(query, str) or not query.strip():
+        raise InputError(f"query must be a non-empty string, got {_shown(query)}")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InputError(f"query must be at most {MAX_QUERY_CHARS} characters, got {len(query)}")
+    k = DEFAULT_SEARCH_K
+    if body.get("k") is not None:
+        k = _whole_number("k", body["k"], 1, MAX_K)
+    mode = body.get("mode")
+    if mode is None:
+        mode = "hybrid"
+    elif mode not in MODES:
+        raise InputError(f"mode must be one of {', '.join(MODES)}, got {_shown(mode)}")
+    try:
+        text = check_query(query, k, mode)
+    except ValueError as exc:  # the search's own rule, should it ever be stricter
+        raise InputError(str(exc)) from None
+    return SearchRequest(query=text, k=k, mode=mode)
+
+
+def search_hit(hit: dict[str, Any]) -> dict[str, Any]:
+    """A search hit as ``POST /search`` answers it: its text cut to SEARCH_HIT_CHARS,
+    ``truncated`` saying whether it was."""
+    text = hit.get("text") or ""
+    shown = cut_text(text, SEARCH_HIT_CHARS)
+    return {**hit, "text": shown, "truncated": len(shown) < len(text)}
 
 
 def _url_regex(value: Any) -> str:
@@ -592,6 +671,7 @@ class CrawlService:
             raise ValueError(str(exc)) from None
         self.limiter = ClientLimiter(config.per_client, config.queue_per_client, config.max_crawls)
         self.jobs: set[CrawlJob] = set()
+        self.searches = asyncio.Semaphore(MAX_SEARCHES)
         # server-wide facts that change answers belong in the cache key too
         self._server_key = {
             "allow_local": config.allow_local,
@@ -631,13 +711,16 @@ class CrawlService:
                 return None
         return bytes(body)
 
-    async def crawl(self, request: Request) -> JSONResponse:
-        """``POST /web/crawl``."""
-        arrived = asyncio.get_running_loop().time()  # timeoutMS counts from here
-        if not self._authorized(request):
-            response = _error(401, "UNAUTHORIZED", "a valid bearer token is required")
-            response.headers["WWW-Authenticate"] = "Bearer"
-            return response
+    def _unauthorized(self, request: Request) -> JSONResponse | None:
+        """The 401 answer for a request without the server's token; None when it may go on."""
+        if self._authorized(request):
+            return None
+        response = _error(401, "UNAUTHORIZED", "a valid bearer token is required")
+        response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+
+    async def _json_body(self, request: Request) -> bytes | JSONResponse:
+        """The body of a request sent as JSON, or the 415 or 413 answer."""
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
             # a web page may POST text/plain to any address without asking first (no
@@ -649,6 +732,17 @@ class CrawlService:
         if raw is None:
             limit = self.config.max_body_bytes
             return _error(413, "PAYLOAD_TOO_LARGE", f"the body must be at most {limit} bytes")
+        return raw
+
+    async def crawl(self, request: Request) -> JSONResponse:
+        """``POST /web/crawl``."""
+        arrived = asyncio.get_running_loop().time()  # timeoutMS counts from here
+        refused = self._unauthorized(request)
+        if refused is not None:
+            return refused
+        raw = await self._json_body(request)
+        if isinstance(raw, JSONResponse):
+            return raw
         try:
             crawl_request = parse_request(json.loads(raw))
         except (ValueError, RecursionError) as exc:  # InputError, or JSON that does not parse
@@ -662,6 +756,48 @@ class CrawlService:
         client = request.client.host if request.client else "unknown"
         deadline = arrived + crawl_request.timeout_ms / 1000
         return await self._crawl(crawl_request, client, key, deadline)
+
+    async def search(self, request: Request) -> JSONResponse:
+        """``POST /search``: the best chunks of the server's index for a query."""
+        refused = self._unauthorized(request)
+        if refused is not None:
+            return refused
+        index = self.config.index
+        if index is None:
+            return _error(
+                404,
+                "SEARCH_DISABLED",
+                "this server has no index: start it with webmd serve --index FILE "
+                "(an index built by webmd crawl URL --index FILE)",
+            )
+        raw = await self._json_body(request)
+        if isinstance(raw, JSONResponse):
+            return raw
+        try:
+            asked = parse_search(json.loads(raw))
+        except (ValueError, RecursionError) as exc:  # InputError, or JSON that does not parse
+            message = str(exc) if isinstance(exc, InputError) else f"body is not JSON: {exc}"
+            return _error(400, "INPUT_VALIDATION_ERROR", message)
+        async with self.searches:
+            try:
+                hits = await run_in_threadpool(
+                    search_index,
+                    index,
+                    asked.query,
+                    asked.k,
+                    mode=asked.mode,
+                    embedder=self.config.embedder,
+                )
+            except SearchError as exc:
+                logger.warning("POST /search: %s", exc)
+                return _error(503, "INDEX_UNAVAILABLE", f"the index cannot be searched: {exc}")
+            except ValueError as exc:
+                return _error(400, "INPUT_VALIDATION_ERROR", str(exc))
+            except Exception:
+                logger.exception("POST /search failed")
+                return _error(500, "INTERNAL_ERROR", "the search failed; the server log says why")
+        data = {"query": asked.query, "mode": asked.mode, "hits": [search_hit(h) for h in hits]}
+        return JSONResponse({"success": True, "data": data})
 
     async def _crawl(
         self, crawl_request: CrawlRequest, client: str, key: str, deadline: float
@@ -734,7 +870,8 @@ class CrawlService:
 
 
 def create_app(config: ServiceConfig) -> Starlette:
-    """The ASGI app serving ``POST /web/crawl`` with this config. Raises ValueError for
+    """The ASGI app serving ``POST /web/crawl`` and ``POST /search`` (404 without
+    ``config.index``) with this config. Raises ValueError for
     a config it cannot run with (an unusable state folder, say)."""
     service = CrawlService(config)
     middleware = []
@@ -742,7 +879,10 @@ def create_app(config: ServiceConfig) -> Starlette:
         # answers 400 to any other Host header
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=config.allowed_hosts))
     app = Starlette(
-        routes=[Route("/web/crawl", service.crawl, methods=["POST"])],
+        routes=[
+            Route("/web/crawl", service.crawl, methods=["POST"]),
+            Route("/search", service.search, methods=["POST"]),
+        ],
         middleware=middleware,
         lifespan=service.lifespan,
     )

@@ -1,6 +1,6 @@
 """``webmd mcp``: the MCP server for agents, over stdio or streamable HTTP.
 
-Three tools, thin layers over the Python API (the work is in
+Three tools (four with an index), thin layers over the Python API (the work is in
 :mod:`webmd_spider.service.mcp_tools`):
 
 * ``fetch_page(url, main_content_only=True)``: one page as Markdown with its title and
@@ -9,6 +9,10 @@ Three tools, thin layers over the Python API (the work is in
   a size budget, after a summary: pages, failures, what was truncated, and the rows
   file (every row in full, JSON lines) where the rest went.
 * ``convert_html(html, url)``: HTML the caller has, to Markdown; nothing is fetched.
+* ``search_docs(query, k=5)``, only when the server was started with ``--index FILE``
+  (an index built by ``webmd crawl URL --index FILE``): the best chunks, each with its
+  title, headings, the URL to cite and its text; an unusable index is an error result
+  saying why.
 
 Each result is the text an agent reads plus the same data as structured content (its
 schema is the tool's output schema). Inputs are validated twice: by the schema (the
@@ -43,9 +47,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from webmd_spider.extras import install_hint
+from webmd_spider.index.searching import MAX_K, MAX_QUERY_CHARS, EmbedderChoice
 from webmd_spider.service.binding import is_loopback
 from webmd_spider.service.mcp_tools import (
     DEFAULT_CRAWL_PAGES,
+    DEFAULT_SEARCH_K,
     MAX_HTML_BYTES,
     MAX_PAGES_LIMIT,
     MAX_PATTERN_CHARS,
@@ -56,11 +62,13 @@ from webmd_spider.service.mcp_tools import (
     ROWS_DIR,
     CrawlResult,
     PageResult,
+    SearchResult,
     ServerConfig,
     ToolRefusal,
     Tools,
     render_crawl,
     render_page,
+    render_search,
 )
 
 if TYPE_CHECKING:
@@ -81,19 +89,24 @@ INSTRUCTIONS = (
     "already have. robots.txt is obeyed; loopback and private addresses are refused "
     "unless the server was started with --allow-local."
 )
+SEARCH_INSTRUCTIONS = (
+    " search_docs searches this server's index of crawled documentation: cite each hit "
+    "you use by its URL."
+)
 
 
 def build_server(config: ServerConfig) -> "MCPServer[Any]":
-    """The MCP server with the three tools for ``config``. Imports the SDK (the
-    ``mcp`` extra); raises ImportError without it."""
+    """The MCP server with the three tools for ``config``, and search_docs when it
+    names an index. Imports the SDK (the ``mcp`` extra); raises ImportError without it."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import CallToolResult, TextContent, ToolAnnotations
     from pydantic import Field
 
     tools = Tools(config)
+    instructions = INSTRUCTIONS + (SEARCH_INSTRUCTIONS if config.index is not None else "")
     server: MCPServer[Any] = MCPServer(
-        "webmd", instructions=INSTRUCTIONS, version=_version(), log_level="INFO"
+        "webmd", instructions=instructions, version=_version(), log_level="INFO"
     )
     # the tools read the web and change nothing there
     web = ToolAnnotations(read_only_hint=True, open_world_hint=True, destructive_hint=False)
@@ -167,6 +180,29 @@ def build_server(config: ServerConfig) -> "MCPServer[Any]":
             page = tools.convert_html(html, url)
         return answer(render_page(page), page)
 
+    if config.index is not None:
+        # reads a local file; an HTTP embedder (--embed-url) is the operator's own
+        @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+        def search_docs(
+            query: Annotated[
+                str,
+                Field(
+                    description="what to look for, in words",
+                    min_length=1,
+                    max_length=MAX_QUERY_CHARS,
+                ),
+            ],
+            k: Annotated[
+                int, Field(description="how many hits to return, best first", ge=1, le=MAX_K)
+            ] = DEFAULT_SEARCH_K,
+        ) -> Annotated[CallToolResult, SearchResult]:
+            """Search the crawled documentation this server indexes (keywords and meaning
+            together) and return the best sections: each hit's title, headings, the URL
+            to cite, and its text. Cite the URL of every hit you use."""
+            with refusals():
+                result = tools.search_docs(query, k)
+            return answer(render_search(result), result)
+
     return server
 
 
@@ -216,8 +252,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line of ``webmd mcp``."""
     parser = argparse.ArgumentParser(
         prog="webmd mcp",
-        description="Serve webmd's tools (fetch_page, crawl_site, convert_html) to MCP "
-        "clients: over stdio by default, over streamable HTTP with --http.",
+        description="Serve webmd's tools (fetch_page, crawl_site, convert_html, and "
+        "search_docs with --index) to MCP clients: over stdio by default, over streamable "
+        "HTTP with --http.",
     )
     parser.add_argument(
         "--allow-local",
@@ -250,6 +287,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"characters of Markdown one result holds (default {RESULT_CHARS:,})",
     )
     parser.add_argument(
+        "--index",
+        type=Path,
+        default=None,
+        help="offer search_docs over this index (built by webmd crawl URL --index FILE)",
+    )
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        help="with --index: the index's embedder when it is not wordllama "
+        "(sentence-transformers:DIR, fastembed:DIR)",
+    )
+    parser.add_argument(
+        "--embed-url", default="", help="with --index: the index's HTTP embedding endpoint"
+    )
+    parser.add_argument("--embed-model", default="", help="with --embed-url: the model name")
+    parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     args = parser.parse_args(argv)
@@ -257,12 +310,24 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--result-chars must be at least {MIN_RESULT_CHARS}")
     if not 0 < args.port < 65536:
         parser.error("--port must be 1..65535")
+    if args.index is None and (args.embedder or args.embed_url or args.embed_model):
+        parser.error("--embedder, --embed-url and --embed-model go with --index")
     if args.http and not args.token and not is_loopback(args.host):
         # anyone who reaches the port could make this machine fetch URLs
         parser.error(
             f"--host {args.host} is reachable from other machines: give --token (or ${TOKEN_ENV})"
         )
     return args
+
+
+def embedder_choice(args: argparse.Namespace) -> EmbedderChoice:
+    """How queries are embedded: the index's own embedder unless the flags name one
+    (an --embed-url alone means the ``http`` embedder, as in ``webmd search``)."""
+    return EmbedderChoice(
+        spec="http" if args.embed_url and not args.embedder else args.embedder,
+        embed_url=args.embed_url,
+        embed_model=args.embed_model,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -279,6 +344,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         allow_local=args.allow_local,
         rows_dir=args.rows_dir.resolve(),
         result_chars=args.result_chars,
+        index=args.index.resolve() if args.index is not None else None,
+        embedder=embedder_choice(args),
     )
     try:
         server = build_server(config)
@@ -287,6 +354,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if config.allow_local:
         logger.warning("--allow-local: loopback and private addresses will be fetched")
+    if config.index is not None and not config.index.is_file():
+        # not fatal: a crawl may build it later; until then search_docs says so
+        logger.warning("--index %s: no such file yet; search_docs will say so", config.index)
     try:
         if args.http:
             serve_http(server, args.host, args.port, args.token)

@@ -9,6 +9,10 @@ size. :mod:`webmd_spider.service.mcp_server` puts the MCP layer and the command 
   rows folder) as it comes; the result holds the pages' Markdown up to the budget, in
   feed order, and a note naming what was cut and the file that has it.
 * ``convert_html``: :func:`webmd_spider.api.convert`, no network.
+* ``search_docs`` (a server started with ``--index FILE``):
+  :func:`webmd_spider.index.searching.search` on the operator's index, each hit with the
+  URL to cite and its text, within the same result budget (no hit's text over
+  :data:`SEARCH_HIT_CHARS`).
 
 Every crawl is given ``respect_robots``, ``allow_local`` and ``ssrf_allowlist``
 explicitly (a job value beats any ``WEBMD_*`` setting), so only the operator's
@@ -31,6 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webmd_spider import api
+from webmd_spider.index.searching import EmbedderChoice, SearchError, check_query, search
 from webmd_spider.items import Row
 from webmd_spider.options import OptionsError
 from webmd_spider.urls import PatternError, compile_pattern
@@ -63,6 +68,10 @@ MAX_LISTED = 20
 MIN_CUT_CHARS = 200
 #: where crawl_site writes its rows files, relative to the server's directory
 ROWS_DIR = Path("output") / "mcp"
+#: search_docs' default number of hits
+DEFAULT_SEARCH_K = 5
+#: the most characters of one hit's text a search result shows (a chunk may hold 10,000)
+SEARCH_HIT_CHARS = 4_000
 
 
 class ToolRefusal(Exception):
@@ -82,6 +91,10 @@ class ServerConfig:
     result_chars: int = RESULT_CHARS
     #: crawls running at once
     max_crawls: int = MAX_CRAWLS
+    #: the index search_docs searches (--index); None: no search_docs tool
+    index: Path | None = None
+    #: how search_docs embeds queries (--embedder, --embed-url): the index's own by default
+    embedder: EmbedderChoice = field(default_factory=EmbedderChoice)
     #: set when the server stops: every running crawl's child is stopped then (a crawl
     #: process runs in a session of its own, so nothing else would end it early)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -141,6 +154,43 @@ class CrawlResult:
     rows_file: str
     pages: list[CrawledPage] = field(default_factory=list)
     failures: list[CrawlFailure] = field(default_factory=list)
+
+
+@dataclass
+class SearchHit:
+    """One hit of a search_docs result: where it is, the URL to cite, and its text."""
+
+    rank: int
+    title: str
+    #: the headings above the chunk, the page's title first
+    heading_path: list[str]
+    #: the page's URL
+    url: str
+    #: the URL to cite: the page's URL with the section's anchor (or a text fragment)
+    fragment: str
+    #: higher is better (a fused rank score in hybrid mode)
+    score: float
+    #: a short window of the text around the query's words
+    snippet: str
+    #: the chunk's text as shown: whole, cut, or empty when no budget was left
+    text: str
+    #: "full", "cut" or "snippet" (the text left out: the snippet stands for it)
+    shown: str
+    #: characters of the chunk's whole text
+    chars: int
+
+
+@dataclass
+class SearchResult:
+    """What search_docs returns (structured content)."""
+
+    query: str
+    mode: str
+    hit_count: int
+    #: some hit's text is not whole in this result
+    truncated: bool
+    note: str
+    hits: list[SearchHit] = field(default_factory=list)
 
 
 # -- input checks ----------------------------------------------------------------------
@@ -291,11 +341,87 @@ def render_crawl(result: CrawlResult) -> str:
     return "\n".join(lines)
 
 
+def search_hits(hits: Sequence[dict[str, Any]], budget: int) -> list[SearchHit]:
+    """Search hits (:func:`~webmd_spider.index.searching.search`'s dicts), best first,
+    as result hits: each text whole while it fits in :data:`SEARCH_HIT_CHARS` and what
+    is left of ``budget``, else cut there (when enough is left), else left out (its
+    snippet, URL and headings stay)."""
+    shown: list[SearchHit] = []
+    left = budget
+    for rank, hit in enumerate(hits, 1):
+        text = hit["text"] or ""
+        room = min(SEARCH_HIT_CHARS, left)
+        if len(text) <= room:
+            kept, how = text, "full"
+        elif room >= MIN_CUT_CHARS:
+            kept, how = cut_text(text, room), "cut"
+        else:
+            kept, how = "", "snippet"
+        left -= len(kept)
+        shown.append(
+            SearchHit(
+                rank=rank,
+                title=hit["title"] or "",
+                heading_path=list(hit["heading_path"]),
+                url=hit["url"],
+                fragment=hit["fragment"] or hit["url"],
+                score=hit["score"],
+                snippet=hit["snippet"] or "",
+                text=kept,
+                shown=how,
+                chars=len(text),
+            )
+        )
+    return shown
+
+
+def search_note(hits: Sequence[SearchHit], budget: int) -> str:
+    """What a search result left out of the hits' texts; empty when nothing was."""
+    cut = [h for h in hits if h.shown == "cut"]
+    left_out = [h for h in hits if h.shown == "snippet"]
+    if not cut and not left_out:
+        return ""
+    parts = [
+        f"a hit shows at most {SEARCH_HIT_CHARS:,} characters of text, a result {budget:,} in all"
+    ]
+    if cut:
+        parts.append(f"{_count(len(cut), 'hit')} cut ({', '.join(str(h.rank) for h in cut)})")
+    if left_out:
+        ranks = ", ".join(str(h.rank) for h in left_out)
+        parts.append(f"{_count(len(left_out), 'hit')} shown by snippet only ({ranks})")
+    return f"[Truncated: {'; '.join(parts)}. Fetch a hit's URL (fetch_page) for its whole section.]"
+
+
+def render_search(result: SearchResult) -> str:
+    """A search result as the text an agent reads: a summary, then each hit with its
+    title, headings, the URL to cite and its text (or snippet)."""
+    if not result.hits:
+        return f"No hits for {json.dumps(result.query, ensure_ascii=False)} ({result.mode})."
+    lines = [
+        f"{_count(result.hit_count, 'hit')} for {json.dumps(result.query, ensure_ascii=False)} "
+        f"({result.mode}), best first. Cite a hit by its URL."
+    ]
+    if result.note:
+        lines.append(result.note)
+    for hit in result.hits:
+        lines += ["", "---", f"Hit {hit.rank}: {hit.title or '(no title)'}"]
+        if hit.heading_path:
+            lines.append(f"Section: {' > '.join(hit.heading_path)}")
+        lines += [f"URL: {hit.fragment}", ""]
+        if hit.shown == "snippet":
+            lines.append(f"Snippet: {hit.snippet}")
+        else:
+            lines.append(hit.text)
+        if hit.shown == "cut":
+            lines += ["", f"[Cut: {len(hit.text):,} of {hit.chars:,} characters shown.]"]
+    return "\n".join(lines)
+
+
 # -- the tools' work (over webmd_spider.api) ------------------------------------------------
 
 
 class Tools:
-    """The three tools' work for one server configuration, without the MCP layer (which
+    """The tools' work for one server configuration, without the MCP layer (which
     :func:`build_server` adds). Each method returns a result or raises ToolRefusal."""
 
     def __init__(self, config: ServerConfig) -> None:
@@ -391,6 +517,31 @@ class Tools:
         if row.row_type != "page":
             raise ToolRefusal(f"{row.error_type}: {row.error}")
         return page_result(row, url, self.config.result_chars)
+
+    def search_docs(self, query: str, k: int = DEFAULT_SEARCH_K) -> SearchResult:
+        """Search the server's index (hybrid mode) for ``query``: the ``k`` best hits."""
+        index = self.config.index
+        if index is None:
+            raise ToolRefusal("this server has no index: start it with webmd mcp --index FILE")
+        try:
+            text = check_query(query, k, "hybrid")
+        except ValueError as exc:
+            raise ToolRefusal(str(exc)) from None
+        logger.info("search_docs %r (k %d)", text[:80], k)
+        try:
+            hits = search(index, text, k, mode="hybrid", embedder=self.config.embedder)
+        except SearchError as exc:
+            raise ToolRefusal(f"the index cannot be searched: {exc}") from None
+        shown = search_hits(hits, self.config.result_chars)
+        note = search_note(shown, self.config.result_chars)
+        return SearchResult(
+            query=text,
+            mode="hybrid",
+            hit_count=len(shown),
+            truncated=bool(note),
+            note=note,
+            hits=shown,
+        )
 
     def _rows_file(self, url: str) -> Path:
         """A new rows file for a crawl of ``url``: the time, the host and a random

@@ -1,10 +1,10 @@
 """``webmd serve``: run the ``POST /web/crawl`` HTTP API (``service.http_api``) under
-uvicorn.
+uvicorn, and ``POST /search`` over an index with ``--index``.
 
 ::
 
     webmd serve [--host 127.0.0.1] [--port 8000] [--token T] [--allow-local]
-                [--state-dir DIR]
+                [--state-dir DIR] [--index FILE [--embedder SPEC] [--embed-url URL]]
 
 Bound to 127.0.0.1 by default. Any other address needs a bearer token (``--token``, or
 the ``WEBMD_API_TOKEN`` environment variable, which keeps it out of the process list):
@@ -55,7 +55,8 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="webmd serve",
-        description="Serve the POST /web/crawl HTTP API (docs/HTTP_API.md).",
+        description="Serve the POST /web/crawl HTTP API, and POST /search with --index "
+        "(docs/HTTP_API.md).",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to bind (127.0.0.1)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to bind (8000)")
@@ -72,6 +73,21 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_STATE_DIR,
         help=f"folder of the answer cache (maxAgeMs) ({DEFAULT_STATE_DIR})",
     )
+    parser.add_argument(
+        "--index",
+        default=None,
+        help="serve POST /search over this index (built by webmd crawl URL --index FILE)",
+    )
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        help="with --index: the index's embedder when it is not wordllama "
+        "(sentence-transformers:DIR, fastembed:DIR)",
+    )
+    parser.add_argument(
+        "--embed-url", default="", help="with --index: the index's HTTP embedding endpoint"
+    )
+    parser.add_argument("--embed-model", default="", help="with --embed-url: the model name")
     return parser
 
 
@@ -88,6 +104,8 @@ def _settings(argv: Sequence[str]) -> argparse.Namespace:
             f"--host {args.host} is reachable from other machines: give a bearer token "
             f"with --token or {TOKEN_ENV}"
         )
+    if args.index is None and (args.embedder or args.embed_url or args.embed_model):
+        raise FlagError("--embedder, --embed-url and --embed-model go with --index")
     args.token = token
     return args
 
@@ -102,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import uvicorn
 
+        from webmd_spider.index.searching import EmbedderChoice
         from webmd_spider.service.http_api import LOOPBACK_HOSTS, ServiceConfig, create_app
     except ImportError as exc:
         sys.stderr.write(f"webmd serve needs Starlette and uvicorn ({exc}): {EXTRA_HINT}\n")
@@ -112,6 +131,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         token=args.token,
         # on loopback only loopback names: no DNS-rebinding page reaches it
         allowed_hosts=LOOPBACK_HOSTS if is_loopback(args.host) else None,
+        index=Path(args.index).resolve() if args.index else None,
+        # an --embed-url alone means the http embedder, as in webmd search
+        embedder=EmbedderChoice(
+            spec="http" if args.embed_url and not args.embedder else args.embedder,
+            embed_url=args.embed_url,
+            embed_model=args.embed_model,
+        ),
     )
     try:
         app = create_app(config)
@@ -121,8 +147,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.allow_local:
         logger.warning("--allow-local: crawls may reach loopback and private addresses")
+    if config.index is not None and not config.index.is_file():
+        # not fatal: a crawl may build it later; until then POST /search answers 503
+        logger.warning("--index %s: no such file yet; POST /search will say so", config.index)
     logger.info(
-        "Serving POST /web/crawl on http://%s:%d/ (token %s)",
+        "Serving POST /web/crawl%s on http://%s:%d/ (token %s)",
+        f" and POST /search ({config.index})" if config.index is not None else "",
         args.host,
         args.port,
         "required" if args.token else "not required",
