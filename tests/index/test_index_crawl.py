@@ -230,3 +230,38 @@ async def test_an_endpoint_that_fails_leaves_rows_written_and_chunks_waiting(
     assert not search(tmp_path / "site.idx", "water", k=5, mode="keyword")
     after = indexed(tmp_path / "site.idx")
     assert len(after) == len(before) and len(set(after) - set(before)) == 1
+
+
+def test_changes_from_python_then_nothing_when_nothing_changed(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    from webmd_spider.api import changes
+
+    write_site(tmp_path / "site", TOPICS)
+    server = serve_site(tmp_path / "site")
+    common = {"allow_local": True, "host_delay": "0", "state": "py", "state_dir": str(tmp_path)}
+    first = list(changes(server.url("/"), **common))
+    assert {c["op"] for c in first} == {"upsert"}
+    assert {c["url"] for c in first} == {server.url("/"), *(server.url(f"/{n}") for n in TOPICS)}
+    assert list(changes(server.url("/"), **common)) == []
+    with pytest.raises(ValueError, match="max_pages"):
+        changes(server.url("/"), max_pages=0, **common)
+
+
+@deferred_f_from_coro_f
+async def test_a_renamed_page_reuses_its_vectors(serve_site: Serve, tmp_path: Path) -> None:
+    write_site(tmp_path / "site", TOPICS)
+    server = serve_site(tmp_path / "site")
+    await crawl_with_stats(tmp_path / "r1", index_settings(tmp_path), start=server.url("/"))
+    renamed = {("harbour-tides.html" if k == "tides.html" else k): v for k, v in TOPICS.items()}
+    (tmp_path / "site" / "tides.html").unlink()
+    write_site(tmp_path / "site", renamed)
+    _, stats = await crawl_with_stats(
+        tmp_path / "r2", index_settings(tmp_path), start=server.url("/")
+    )
+    # the home page's link list changed (its chunk is embedded again); the moved page's
+    # text is the same, under a new URL: new chunk ids, the vectors it had
+    assert stats["webmd/index/reused"] >= 1 and stats["webmd/index/deletes"] >= 1
+    assert stats["webmd/index/embedded"] < stats["webmd/index/upserts"]
+    hits = search(tmp_path / "site.idx", "water", k=5, mode="keyword")
+    assert [h["url"] for h in hits] == [server.url("/harbour-tides.html")]
