@@ -227,8 +227,8 @@ def test_page_row_links_and_images(article_row_and_doc: tuple[Row, Document]) ->
         {"src": "https://www.example.com/img/soil.jpg", "alt": "Dark crumbly soil"}
     ]
     for heading in row.headings:
-        assert set(heading) == {"level", "text"}
-    assert {"level": 2, "text": "Testing"} in row.headings
+        assert set(heading) == {"level", "text", "anchor"}
+    assert {"level": 2, "text": "Testing", "anchor": None} in row.headings
 
 
 def test_context_columns_pass_through(article_row_and_doc: tuple[Row, Document]) -> None:
@@ -360,5 +360,5 @@ def test_document_columns_are_row_columns_copied_by_name_or_computed() -> None:
     assert set(COPIED_COLUMNS) == shared - {"headings", "links", "images", "error", "total_words"}
     assert all(columns[name] == getattr(doc, name) for name in COPIED_COLUMNS)
     assert isinstance(doc.headings[0], Heading) and isinstance(doc.links[0], Link)
-    assert columns["headings"] == [{"level": 1, "text": "T"}]
+    assert columns["headings"] == [{"level": 1, "text": "T", "anchor": None}]
     assert columns["links"] == [{"text": "x", "url": "https://example.com/x", "internal": True}]

@@ -38,10 +38,12 @@ class ExtractOptions:
 
 @dataclass(slots=True)
 class Heading:
-    """A heading of the extracted content (level 1..6, whitespace-normalised text)."""
+    """A heading of the extracted content (level 1..6, whitespace-normalised text), with
+    the id a URL fragment names to reach it when the page gave it one (``anchor``)."""
 
     level: int
     text: str
+    anchor: str | None = None
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ style on a block element.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from lxml import etree
 
@@ -181,3 +182,50 @@ def _alone(el: etree._Element) -> bool:
         and not (parent.text or "").strip()
         and not (el.tail or "").strip()
     )
+
+
+#: How many wrappers up a heading's anchor is looked for: Sphinx's ``<section id>`` is
+#: the parent; DocBook's ``<div class="sect1" id>`` holds ``div.titlepage > div > div >
+#: h2``, four up. Each step must be the wrapper's first element child.
+ANCHOR_WRAPPERS = 4
+_ANCHOR_WRAPPER_TAGS = frozenset({"section", "div", "article", "header", "hgroup"})
+
+
+def heading_anchor(el: Any) -> str | None:
+    """The fragment that reaches heading `el` on its page (HTML's "indicated part of the
+    document": an element whose id is the fragment, or an ``<a name>``): the heading's
+    own id, an ``<a id|name>`` inside it, the id of a section it opens (it is that
+    wrapper's first element child, empty anchors before it aside, up to
+    ANCHOR_WRAPPERS levels), or an empty anchor just before it (``<span id="x"></span>
+    <h2>``). None when the page names none. Reads attributes only: a few lookups per
+    heading."""
+    ident = el.get("id")
+    if ident:
+        return str(ident).strip() or None
+    for link in el.iter("a"):
+        ident = link.get("id") or link.get("name")
+        if ident:
+            return str(ident).strip() or None
+    child = el
+    for _ in range(ANCHOR_WRAPPERS):
+        parent = child.getparent()
+        if parent is None or parent.tag not in _ANCHOR_WRAPPER_TAGS:
+            break
+        first = next((c for c in parent.iterchildren(tag=etree.Element) if not _empty(c)), None)
+        if first is not child:
+            break
+        ident = parent.get("id")
+        if ident:
+            return str(ident).strip() or None
+        child = parent
+    before = el.getprevious()
+    if before is not None and isinstance(before.tag, str) and _empty(before):
+        ident = before.get("id") or before.get("name")
+        if ident:
+            return str(ident).strip() or None
+    return None
+
+
+def _empty(el: Any) -> bool:
+    """An element with no text and no children: an anchor target, nothing to read."""
+    return not len(el) and not (el.text or "").strip()

@@ -95,6 +95,7 @@ from webmd_spider.extract.render_elements import (
     _layout_list,
     _link_tree,
     _tree_to_list,
+    heading_anchor,
 )
 from webmd_spider.extract.render_links import Targets
 from webmd_spider.extract.render_tables import code_cells, pipe_table
@@ -140,6 +141,8 @@ class Renderer:
         #: False when no element carries TAB_ATTR: the walk need not read it
         self.tab_labels = tab_labels
         self.headings: list[Heading] = []
+        #: the open headings' anchors (heading_anchor), innermost last
+        self.anchors: list[str | None] = []
         self.links = self.targets.links
         self.images = self.targets.images
         self.tables: list[dict[str, Any]] = []
@@ -266,6 +269,7 @@ class Renderer:
         if category == HEAD:
             box = self._open(HEADING_BOX)
             box.level = int(str(el.tag)[1])
+            self.anchors.append(heading_anchor(el))
             return True, (END_BOX,)
         if category == BOLD_LINE:
             if inline or _holds_heading(el):
@@ -364,6 +368,7 @@ class Renderer:
             self.inline -= 1
             if kind == BOLD_BOX:
                 self.open_wraps[STRONG] -= 1
+            anchor = self.anchors.pop() if kind == HEADING_BOX else None
             md = "".join(box.md).strip()
             if not md:
                 return
@@ -372,7 +377,7 @@ class Renderer:
                 if md[-1] == "#" and (md.rstrip("#")[-1:] in ("", " ")):
                     cut = len(md.rstrip("#"))  # not a closing sequence: "Sub \\####"
                     md = f"{md[:cut]}\\{md[cut:]}"
-                self.headings.append(Heading(level=box.level, text=tx))
+                self.headings.append(Heading(box.level, tx, anchor))
                 parent.blocks.append((f"{'#' * box.level} {md}", tx, HEADING))
             else:  # bold line
                 parent.blocks.append((f"**{md}**", tx, PARA))

@@ -106,16 +106,19 @@ def page_changes(
     url: str,
     title: str | None,
     crawled_at: str,
+    headings: Sequence[Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """The changes that take a store from `previous` (chunk_id -> content_hash held for
     the page) to the page's `chunks` (the row's ``chunks`` entries): deletes first (ids
     held and no longer among the chunks, in id order), then upserts (new ids, or ids
-    whose Markdown hash differs) in page order. Equal sets give []."""
+    whose Markdown hash differs) in page order. Equal sets give []. `headings` (the
+    row's, with their ``anchor``) give each upsert's ``fragment`` its anchor."""
     changes: list[dict[str, Any]] = []
     current = {str(chunk["chunk_id"]) for chunk in chunks}
     for chunk_id in sorted(set(previous) - current):
         changes.append({"op": DELETE, "chunk_id": chunk_id, "url": url})
-    for chunk in chunks:
+    anchors = chunk_anchors(chunks, headings)
+    for chunk, anchor in zip(chunks, anchors, strict=True):
         markdown = str(chunk["text"])
         digest = chunk_hash(markdown)
         chunk_id = str(chunk["chunk_id"])
@@ -131,7 +134,7 @@ def page_changes(
                 "title": title,
                 "heading_path": path,
                 "heading_path_text": str(chunk.get("heading_path_text") or ""),
-                "fragment": cite_url(url, heading),
+                "fragment": cite_url(url, heading, anchor),
                 "text": plain_text(markdown),
                 "markdown": markdown,
                 "char_start": int(chunk.get("char_start") or 0),
@@ -141,6 +144,38 @@ def page_changes(
             }
         )
     return changes
+
+
+def chunk_anchors(
+    chunks: Sequence[Mapping[str, Any]], headings: Sequence[Mapping[str, Any]]
+) -> list[str | None]:
+    """Each chunk's heading anchor: the page heading whose own heading path ends with the
+    chunk's (its title left out), sought in page order from the last match (a pointer
+    that only moves forward, so the second "Parameters" section gets the second anchor);
+    None when the chunk has no heading below the title or the page named no anchor."""
+    paths: list[tuple[str, ...]] = []
+    stack: list[tuple[int, str]] = []
+    for heading in headings:
+        level = int(heading.get("level") or 1)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, str(heading.get("text") or "")))
+        paths.append(tuple(text for _, text in stack))
+    out: list[str | None] = []
+    at = 0
+    for chunk in chunks:
+        path = tuple(str(name) for name in (chunk.get("heading_path") or [])[1:])
+        anchor = None
+        if path:
+            seek = at
+            while seek < len(paths) and paths[seek][-len(path) :] != path:
+                seek += 1
+            if seek < len(paths):
+                at = seek
+                found = headings[seek].get("anchor")
+                anchor = str(found) if found else None
+        out.append(anchor)
+    return out
 
 
 def removed_changes(previous: Mapping[str, str], url: str) -> list[dict[str, Any]]:

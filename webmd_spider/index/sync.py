@@ -94,6 +94,7 @@ class ChunkSync:
         chunks: Sequence[Mapping[str, Any]],
         title: str | None,
         crawled_at: str,
+        headings: Sequence[Mapping[str, Any]] = (),
     ) -> int:
         """A page row with content (new or changed): its chunks against what the target
         holds for `url` (the chunks' URL). `keys` are the page's state keys (its URL as
@@ -101,7 +102,12 @@ class ChunkSync:
         changes."""
         self._need_fresh(url)
         changes = page_changes(
-            self._manifest(url), chunks, url=url, title=title, crawled_at=crawled_at
+            self._manifest(url),
+            chunks,
+            url=url,
+            title=title,
+            crawled_at=crawled_at,
+            headings=headings,
         )
         return self._add(url, changes, dict.fromkeys(keys, content_hash))
 

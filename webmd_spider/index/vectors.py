@@ -125,7 +125,9 @@ class AnnIndex:
             expansion_search=ANN_EXPANSION,
         )
         if len(ids):
-            index.add(np.asarray(ids, dtype=np.uint64), np.ascontiguousarray(matrix))
+            # one thread: HNSW graphs built by several threads depend on their timing,
+            # and the same vectors must give the same index (and the same answers)
+            index.add(np.asarray(ids, dtype=np.uint64), np.ascontiguousarray(matrix), threads=1)
         return cls(index)
 
     def __len__(self) -> int:

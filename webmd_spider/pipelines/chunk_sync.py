@@ -68,7 +68,15 @@ class ChunkSyncPipeline:
             sync.removed([u for u in (final, item.url) if u], keys)
         elif item.row_type == "page" and item.change in _CONTENT_CHANGES and item.chunks:
             url = str(item.chunks[0].get("url") or final)
-            sync.page(url, keys, item.content_hash or "", item.chunks, item.title, item.scraped_at)
+            sync.page(
+                url,
+                keys,
+                item.content_hash or "",
+                item.chunks,
+                item.title,
+                item.scraped_at,
+                item.headings or (),
+            )
         elif item.row_type == "page" and item.change in _CONTENT_CHANGES:
             # a page with no text left (its chunks are none): what the target held goes
             sync.page(final, keys, item.content_hash or "", [], item.title, item.scraped_at)

@@ -145,7 +145,7 @@ def document_columns(doc: Document) -> dict[str, Any]:
         token_estimate=doc.char_count // 4,
         reading_time_min=round(doc.word_count / READING_WPM, 1),
         thin=_content_words(doc) < MIN_WORDS,
-        headings=[{"level": h.level, "text": h.text} for h in doc.headings],
+        headings=[{"level": h.level, "text": h.text, "anchor": h.anchor} for h in doc.headings],
         links=[{"text": ln.text, "url": ln.url, "internal": ln.internal} for ln in doc.links],
         internal_link_count=internal,
         external_link_count=len(doc.links) - internal,
