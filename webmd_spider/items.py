@@ -116,6 +116,11 @@ class Row:
     chunk_count: int | None = None
     tables: list[dict[str, Any]] | None = None
     change: str | None = None
+    #: what an incremental run's ``change`` rests on: "sitemap-lastmod" (not requested:
+    #: the sitemap dates the page no later than our last fetch), "not-modified" (a 304
+    #: to our conditional request), "content-hash" (fetched, its Markdown hash compared);
+    #: null outside incremental runs and for new or removed pages
+    change_evidence: str | None = None
     #: how the row's page was read when that is worth knowing (an HTML page served as
     #: application/octet-stream); null when there is nothing to say
     notes: list[str] | None = None
@@ -129,6 +134,10 @@ class Row:
     avg_boilerplate_ratio: float | None = None
     failures: int | None = None
     stop_reason: str | None = None
+    #: incremental runs: pages written unchanged without a request on the sitemap's
+    #: lastmod, and why the website's lastmod is not trusted (null when it is, or unused)
+    lastmod_skipped: int | None = None
+    lastmod_distrust: str | None = None
     # -- diagnostic rows -------------------------------------------------------
     error_type: str | None = None
     error: str | None = None

@@ -31,6 +31,7 @@ from webmd_spider.chunking.markdown_chunks import (
 )
 from webmd_spider.extract.document import ExtractOptions
 from webmd_spider.extract.page_type import PAGE_TYPES
+from webmd_spider.state.lastmod import TRUST_MODES
 
 SETTING_PREFIX = "WEBMD_"
 #: A smaller cut leaves a page nothing but a heading marker or the start of a fence.
@@ -133,6 +134,14 @@ class JobOptions:
     state: str = ""  # state name; empty = derived from the start URLs and scope options
     state_dir: str = ".webmd"
     state_backend: str = "sqlite"  # sqlite | memory | a dotted path to a StateStore class
+    #: incremental runs: skip a known page without a request when the sitemap dates it
+    #: no later than our last fetch: "auto" (trusted until a random sample shows a
+    #: change under an old date; then never again for that website), "always", "never"
+    trust_lastmod: str = "auto"
+    #: the most pages of that sample per website (at least 5 or 2 % are fetched)
+    lastmod_sample_max: int = 50
+    #: false: unchanged pages are counted in the site row and the summary, not written
+    emit_unchanged: bool = True
     out_dir: str = ""  # write one .md file per page under this folder
     out_dir_removed: str = "delete"  # what happens to a removed page's file: delete | move
     #: write llms.txt and llms-full.txt (llmstxt.org) into this folder at the end
@@ -213,6 +222,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "extract_timeout_secs": (1, 3600),
     "gc_threshold": (0, 100_000),
     "index_lock_secs": (0, 86_400),
+    "lastmod_sample_max": (1, 100_000),
 }
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -358,6 +368,11 @@ def build_options(settings: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     if values.get("scope", "auto") not in SCOPE_MODES:
         raise OptionsError(
             f"scope must be one of {', '.join(SCOPE_MODES)}, got {values['scope']!r}"
+        )
+    if values.get("trust_lastmod", "auto") not in TRUST_MODES:
+        raise OptionsError(
+            f"trust_lastmod must be one of {', '.join(TRUST_MODES)}, "
+            f"got {values['trust_lastmod']!r}"
         )
     if "skip_page_types" in values:
         values["skip_page_types"] = _page_types(values["skip_page_types"])

@@ -68,6 +68,17 @@ class SiteState:
     #: pages are not scheduled past a small multiple of what the budgets can still use
     queued: int = 0
     lastmod: dict[str, str] = field(default_factory=dict)  # canonical URL -> sitemap lastmod
+    #: incremental runs (trust_lastmod): known pages wait here while the sitemaps are read,
+    #: as (url, canonical, depth, via, typed); None when they are scheduled at once
+    known_held: list[tuple[str, str, int, str, bool]] | None = None
+    #: known pages the sitemap's lastmod lets us skip, waiting for the sample's verdict:
+    #: canonical -> (url, depth, via)
+    lastmod_waiting: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    #: the sample fetched anyway: canonical -> None (no answer yet), "same" or "changed"
+    lastmod_sample: dict[str, str | None] = field(default_factory=dict)
+    lastmod_skipped: int = 0
+    #: why this website's lastmod is not trusted (this run's evidence or an earlier run's)
+    lastmod_distrust: str | None = None
     seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled
     seen_raw: set[str] = field(default_factory=set)  # the same, as written in links
     emitted: set[str] = field(default_factory=set)  # canonical final URLs written as pages
@@ -118,6 +129,8 @@ class SiteState:
             removed=self.removed.to_column(),
             failures=self.failures,
             stop_reason=self.final_stop_reason(run_stop_reason),
+            lastmod_skipped=self.lastmod_skipped,
+            lastmod_distrust=self.lastmod_distrust,
         )
 
 

@@ -44,6 +44,7 @@ from webmd_spider.spiders.budgets import SiteBudgets
 from webmd_spider.spiders.clock import RunClock
 from webmd_spider.spiders.incremental_state import IncrementalState
 from webmd_spider.spiders.job_setup import start_scopes
+from webmd_spider.spiders.lastmod_gate import LastmodGate
 from webmd_spider.spiders.recorder import RowRecorder
 from webmd_spider.spiders.responses import has_userinfo, remember_content, root_of
 from webmd_spider.spiders.sitemap_judge import SitemapJudge
@@ -124,6 +125,8 @@ class Frontier:
         self._hop_counted: dict[str, set[str]] = {}
         #: ids of held link lists (``SiteState.held_links``) found on index-like pages
         self._held_on_index: set[int] = set()
+        #: known pages held while the sitemaps are read, skipped on their lastmod
+        self.lastmod = LastmodGate(options, ledger, incremental, recorder, budgets, budgets.run_id)
 
     # -- one URL -------------------------------------------------------------------
     def schedule(
@@ -226,8 +229,27 @@ class Frontier:
         typed: bool,
         walk: deque[tuple[PageState, int]] | None,
     ) -> Iterator[Any]:
-        """A page an earlier run stored: re-checked (conditionally when it can be),
-        behind every new page, and its stored links walked at once."""
+        """A page an earlier run stored: held while the sitemaps are read (the lastmod
+        gate), else re-checked at once (:meth:`schedule_known_now`)."""
+        if self.lastmod.hold(site, (url, canonical, depth, via, typed)):
+            return
+        yield from self.schedule_known_now(site, url, canonical, depth, via, typed, walk)
+
+    def schedule_known_now(
+        self,
+        site: SiteState,
+        url: str,
+        canonical: str,
+        depth: int,
+        via: str,
+        typed: bool,
+        walk: deque[tuple[PageState, int]] | None = None,
+        priority: int | None = None,
+        follow: bool = True,
+    ) -> Iterator[Any]:
+        """A known page re-checked (conditionally when it can be), behind every new
+        page unless a `priority` is given (a lastmod sample goes first), and its stored
+        links walked at once (not when `follow` is false: walked already)."""
         stored = self.incremental.lookup(canonical)
         validators = None
         # validators only for a page converted with today's settings: a 304 keeps its
@@ -244,15 +266,25 @@ class Frontier:
             canonical,
             depth,
             via if typed else "state",
-            priority=-depth - KNOWN_PRIORITY_OFFSET,
+            priority=-depth - KNOWN_PRIORITY_OFFSET if priority is None else priority,
             validators=validators,
             counted=False,  # known pages: bounded by the state, queued behind new ones
         )
+        if follow:
+            yield from self.walk_stored(site, stored, depth, walk)
+
+    def walk_stored(
+        self,
+        site: SiteState,
+        stored: PageState | None,
+        depth: int,
+        walk: deque[tuple[PageState, int]] | None = None,
+    ) -> Iterator[Any]:
+        """Walk on through the links a known page had last time, breadth-first (so
+        depths are the shortest ones): pages new since then are found, and fetched
+        first, without waiting for the re-checks."""
         if stored is None or not (site.mode == "site" or self.options.crawl_links):
             return
-        # Walk on through the links stored last time right away, breadth-first (so
-        # depths are the shortest ones): pages new since then are found, and fetched
-        # first, without waiting for the re-checks.
         if walk is not None:
             walk.append((stored, depth))
             return
@@ -262,6 +294,24 @@ class Frontier:
             for link in state.links:
                 if site_key(link) == site.website:
                     yield from self.schedule(site, link, at + 1, "link", walk=walk)
+
+    # -- the lastmod gate (spiders/lastmod_gate.py) ---------------------------------------
+    def release_known(self, site: SiteState) -> Iterator[Any]:
+        """The website's sitemaps are read: its held known pages decided (skipped on
+        lastmod and waiting for the sample, sampled, or re-checked), the stored links of
+        the skipped ones walked."""
+        yield from self.lastmod.release(site, self.schedule_known_now)
+        for canonical, (_, depth, _) in list(site.lastmod_waiting.items()):
+            yield from self.walk_stored(site, self.incremental.lookup(canonical), depth)
+
+    def resolve_lastmod(self, websites: list[str]) -> Iterator[Any]:
+        """The crawl is idle: every website's waiting lastmod candidates written as
+        unchanged, or requested when the sample found a change."""
+        for website in websites:
+            site = self.ledger.sites[website]
+            if site.known_held is not None:
+                yield from self.release_known(site)
+            yield from self.lastmod.resolve(site, self.schedule_known_now)
 
     def page_request(
         self,

@@ -150,6 +150,25 @@ class IncrementalState:
             self._known[website] = urls
         return urls
 
+    def meta(self, key: str) -> str | None:
+        """Job-level metadata of the state (None when unset or without a store)."""
+        if self.store is None:
+            return None
+        try:
+            return self.store.get_meta(key)
+        except StateStoreError as exc:
+            self._fail(exc)
+            return None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set job-level metadata (a website's lastmod distrust, with its evidence)."""
+        if self.store is None:
+            return
+        try:
+            self.store.set_meta(key, value)
+        except StateStoreError as exc:
+            self._fail(exc)
+
     def lookup(self, url: str) -> PageState | None:
         """What was stored for the canonical ``url``, if anything."""
         if self.store is None:

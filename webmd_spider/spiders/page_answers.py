@@ -76,7 +76,14 @@ from webmd_spider.spiders.responses import (
     thin_loop_row,
 )
 from webmd_spider.spiders.sitemap_judge import SitemapJudge
-from webmd_spider.state.changes import NEW, REMOVED, UNCHANGED
+from webmd_spider.state.changes import (
+    CHANGED,
+    CONTENT_HASH,
+    NEW,
+    NOT_MODIFIED_EVIDENCE,
+    REMOVED,
+    UNCHANGED,
+)
 from webmd_spider.state.journal import CrawlJournal
 from webmd_spider.urls import canonicalize, site_key
 
@@ -219,6 +226,8 @@ class PageAnswers:
             if outcome.gone and key in self.incremental.known(site.website):
                 row.change = REMOVED  # a tombstone: the page is gone and leaves the state
                 self.incremental.forget(key, site.website)
+                # a page its sitemap still dated as unchanged is gone: the dates lie
+                self.frontier.lastmod.outcome(site, key, True, response.url)
             self.recorder.record(row)
             self.budgets.missed(site)
             yield row
@@ -319,6 +328,9 @@ class PageAnswers:
         if row.row_type == "page" and self.incremental.enabled:
             nofollow = doc.nofollow or bool(directives & {"nofollow", "none"})
             self._compare_with_state(site, row, doc, response, key, nofollow)
+            if row.change in (UNCHANGED, CHANGED):
+                row.change_evidence = CONTENT_HASH
+            self.frontier.lastmod.outcome(site, key, row.change != UNCHANGED, response.url)
         elif row.row_type == "page" and self.incremental.requested:
             row.change = NEW  # the state is unusable: every page is new (see the warning)
         if row.row_type == "page":
@@ -416,7 +428,9 @@ class PageAnswers:
             response_time_ms=response_ms(response.meta),
             content_hash=content_hash,
             change=UNCHANGED,
+            change_evidence=NOT_MODIFIED_EVIDENCE,
         )
+        self.frontier.lastmod.outcome(site, key, False, response.url)
         self.recorder.record(row)
         self.budgets.check_page_budget(site)
         yield row

@@ -86,7 +86,7 @@ class RunEnd:
         if self.fleet is not None:
             self._fleet_idle()  # raises DontCloseSpider while the crawl goes on
             return
-        if self._schedule_orphans():
+        if self._schedule_lastmod() or self._schedule_orphans():
             raise DontCloseSpider
         self._summary_written = True
         site_of = self.frontier.site_of
@@ -163,6 +163,25 @@ class RunEnd:
         for site in self.ledger.sites.values():
             self.fleet.settle_site(site, self.options.max_pages)
             yield self.recorder.record(site.to_row(self.ledger.stop_reason))
+
+    def _schedule_lastmod(self) -> bool:
+        """Incremental runs: the pages the sitemap's lastmod let us skip, decided once
+        their sample has answered (``LastmodGate.resolve``): written unchanged, or
+        requested. True when that queued something."""
+        if self.ledger.stop_reason and not self.frontier.lastmod.waiting():
+            return False
+        websites = [site.website for site in self.frontier.lastmod.waiting()]
+        if not websites:
+            return False
+        request = Request(
+            "data:,",
+            callback=self._orphan_callback,
+            dont_filter=True,
+            meta={"webmd_kind": "summary", "webmd_sites": websites, "webmd_lastmod": True},
+        )
+        assert self.crawler is not None and self.crawler.engine is not None
+        self.crawler.engine.crawl(request)
+        return True
 
     def _schedule_orphans(self) -> bool:
         """Incremental whole-site crawls: known pages that this run did not find again

@@ -203,6 +203,7 @@ class SiteSpider(Spider):
             self.frontier.schedule,
             self.frontier.robots_allows,
             self.frontier.follow_held_links,
+            self.frontier.release_known,
             crawler=crawler,
             crew=job.crew,
         )
@@ -347,6 +348,8 @@ class SiteSpider(Spider):
         return self.answers.failed(failure)
 
     def _orphan_requests(self, response: Response) -> Iterator[Any]:
+        if response.meta.get("webmd_lastmod"):
+            return self.frontier.resolve_lastmod(response.meta["webmd_sites"])
         return self.frontier.orphans(response.meta["webmd_sites"])
 
     async def parse_page(self, response: Response) -> AsyncIterator[Any]:
@@ -419,6 +422,11 @@ class SiteSpider(Spider):
         # replace): the start page first, then the sitemaps' URLs (ahead of links in the
         # queue: depth 0), then links breadth-first (priority -depth) to fill the gaps.
         assert site.root is not None
+        # an incremental run holds its known pages until the sitemaps date them
+        # (spiders/lastmod_gate.py); not resumable or distributed: a held page could be
+        # lost to a kill, or be another worker's
+        gated = self.job.options.discovery != "links" and self.completion is None
+        self.frontier.lastmod.open(site, gated)
         yield from schedule(site, site.root, 0, "input", typed=True)
         if self.job.options.discovery == "links":
             site.discovery = "links"

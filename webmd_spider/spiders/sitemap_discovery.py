@@ -150,6 +150,7 @@ class SitemapDiscovery:
         schedule: Schedule,
         robots_allows: Callable[[SiteState, str], bool],
         follow_held_links: Callable[[SiteState], Iterator[Any]],
+        release_known: Callable[[SiteState], Iterator[Any]] | None = None,
         crawler: Any = None,
         crew: Crew | None = None,
     ) -> None:
@@ -159,6 +160,8 @@ class SitemapDiscovery:
         self._schedule = schedule
         self._robots_allows = robots_allows
         self._follow_held_links = follow_held_links
+        #: the known pages an incremental run held while the sitemaps were read
+        self._release_known = release_known
         self._crawler = crawler
         self._crew: Crew = crew if crew is not None else SoloCrew()
         #: per website: queued files
@@ -395,6 +398,9 @@ class SitemapDiscovery:
                 self.ledger.reject(entry.loc, "offsite_sitemap_entry", site.website)
                 continue
             key = canonicalize(entry.loc)
+            if entry.lastmod and key not in site.lastmod:
+                # before it is scheduled: a known page held back is decided on it
+                site.lastmod[key] = entry.lastmod
             # the site root the user typed is never filtered (README: typed URLs are not
             # matched against include/exclude patterns), whichever way it is reached
             typed = site.root is not None and key == canonicalize(site.root)
@@ -458,6 +464,7 @@ class SitemapDiscovery:
         if site.sitemap_url_count:
             site.discovery = "sitemap"
             yield from self._follow_held_links(site)
+            yield from self._release(site)
             return
         while site.sitemap_guesses and self._sitemaps_idle(site):
             guess = site.sitemap_guesses.pop(0)
@@ -472,10 +479,16 @@ class SitemapDiscovery:
                 f"{site.website}: no sitemap lists a page, and discovery=sitemaps follows "
                 "no links: only the start page is read"
             )
+            yield from self._release(site)
             return
         site.discovery = "links"
         yield from self._schedule(site, site.root, 0, "input", typed=True)
         yield from self._follow_held_links(site)
+        yield from self._release(site)
+
+    def _release(self, site: SiteState) -> Iterator[Any]:
+        if self._release_known is not None:
+            yield from self._release_known(site)
 
     # -- robots.txt of other hosts -------------------------------------------------------
     def _host_robots_request(self, site: SiteState, origin: str) -> Request:

@@ -17,6 +17,10 @@ from webmd_spider.state.store import PageState
 
 #: Values of the ``change`` column.
 NEW, CHANGED, UNCHANGED, REMOVED = "new", "changed", "unchanged", "removed"
+#: Values of the ``change_evidence`` column besides "sitemap-lastmod"
+#: (``spiders/lastmod_gate.py``): a 304 to our conditional request, or the Markdown's
+#: hash compared with the stored one.
+NOT_MODIFIED_EVIDENCE, CONTENT_HASH = "not-modified", "content-hash"
 #: Statuses that mean a page is gone for good (RFC 9110 §15.5.5 404, §15.5.11 410).
 GONE_STATUSES = frozenset({404, 410})
 

@@ -1,0 +1,205 @@
+"""Incremental recrawls that trust the sitemap's lastmod under a sample (issue 34), on
+real local sites with counted requests: skipped pages are not requested, the sample is
+taken, a site whose dates lie is caught and remembered, uniform and future dates are not
+trusted, and pages whose date moved are fetched."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from webmd_spider.demo.server import SiteServer
+
+from ..crawling import by_type, crawl_with_stats, summary_of
+
+Serve = Callable[[Path], SiteServer]
+
+PAGES = 30
+
+
+def page(title: str, words: str) -> str:
+    prose = " ".join(f"{words} sentence {i} about {title.lower()}." for i in range(10))
+    return (
+        f"<html><head><title>{title}</title></head><body>"
+        f"<main><h1>{title}</h1><p>{prose}</p></main></body></html>"
+    )
+
+
+def names() -> list[str]:
+    return [f"p{i:02d}.html" for i in range(PAGES)]
+
+
+def write_site(root: Path, lastmod: Callable[[str], str], words: str = "Text") -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.html").write_text(page("Home", "Welcome"), "utf-8")
+    for name in names():
+        (root / name).write_text(page(name.removesuffix(".html"), f"{words} of {name}"), "utf-8")
+    write_sitemap(root, lastmod)
+
+
+def write_sitemap(root: Path, lastmod: Callable[[str], str]) -> None:
+    entries = "".join(
+        f"<url><loc>/{name}</loc><lastmod>{lastmod(name)}</lastmod></url>"
+        for name in ["", *names()]
+    )
+    (root / "sitemap.xml").write_text(
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>', "utf-8"
+    )
+    (root / "robots.txt").write_text("User-agent: *\nAllow: /\nSitemap: /sitemap.xml\n", "utf-8")
+
+
+def old_dates(name: str) -> str:
+    """Distinct dates, all long before any crawl of the test."""
+    return f"2025-01-{1 + len(name) % 9 + sum(map(ord, name)) % 19:02d}"
+
+
+def settings(tmp_path: Path, **extra: Any) -> dict[str, Any]:
+    return {
+        "WEBMD_INCREMENTAL": True,
+        "WEBMD_STATE_DIR": str(tmp_path / "state"),
+        "WEBMD_STATE": "site",
+        "WEBMD_MAX_PAGES": 200,
+        **extra,
+    }
+
+
+def page_requests(server: SiteServer) -> list[str]:
+    return [r.path for r in server.requests if r.path.endswith((".html", "/"))]
+
+
+def rows_by_evidence(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in by_type(rows, "page"):
+        key = f"{row['change']}:{row['change_evidence']}"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+@deferred_f_from_coro_f
+async def test_an_unchanged_site_is_read_from_its_sitemap_and_a_sample(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    write_site(tmp_path / "site", old_dates)
+    server = serve_site(tmp_path / "site")
+    rows, _ = await crawl_with_stats(tmp_path / "r1", settings(tmp_path), start=server.url("/"))
+    assert len(by_type(rows, "page")) == PAGES + 1
+
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(tmp_path / "r2", settings(tmp_path), start=server.url("/"))
+    # the sample: at least 5 (2 % of 31 is less), asked conditionally; nothing else
+    requested = page_requests(server)
+    assert len(requested) == 5 and len(set(requested)) == 5
+    assert {r.status for r in server.requests if r.path in requested} == {304}
+    assert rows_by_evidence(rows) == {
+        "unchanged:sitemap-lastmod": PAGES + 1 - 5,
+        "unchanged:not-modified": 5,
+    }
+    skipped = [r for r in by_type(rows, "page") if r["change_evidence"] == "sitemap-lastmod"]
+    assert all(r["content_hash"].startswith("sha256:") and r["markdown"] is None for r in skipped)
+    assert all(r["sitemap_lastmod"] for r in skipped)
+    site = by_type(rows, "site")[0]
+    assert site["lastmod_skipped"] == PAGES + 1 - 5 and site["lastmod_distrust"] is None
+
+
+@deferred_f_from_coro_f
+async def test_pages_whose_lastmod_moved_are_fetched_with_the_sample(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    write_site(tmp_path / "site", old_dates)
+    server = serve_site(tmp_path / "site")
+    await crawl_with_stats(tmp_path / "r1", settings(tmp_path), start=server.url("/"))
+
+    later = (datetime.now(UTC) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    edited = {"p03.html", "p17.html"}
+    for name in edited:
+        (tmp_path / "site" / name).write_text(page(name, "Edited words"), "utf-8")
+    write_sitemap(tmp_path / "site", lambda n: later if n in edited else old_dates(n))
+    server.clear_requests()
+    rows, stats = await crawl_with_stats(tmp_path / "r2", settings(tmp_path), start=server.url("/"))
+    changed = {r["url"].removeprefix(server.base_url) for r in by_type(rows, "page")}
+    changed = {u for u in changed if any(u.endswith(n) for n in edited)}
+    assert changed == {f"/{n}" for n in edited}
+    assert rows_by_evidence(rows)["changed:content-hash"] == 2
+    # the two, plus the sample of the pages the dates let us skip
+    assert stats["webmd/extractions"] == 2
+    assert len(page_requests(server)) == 2 + 5
+
+
+@deferred_f_from_coro_f
+async def test_a_site_whose_dates_lie_is_caught_by_the_sample_and_remembered(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    write_site(tmp_path / "site", old_dates)
+    server = serve_site(tmp_path / "site")
+    await crawl_with_stats(tmp_path / "r1", settings(tmp_path), start=server.url("/"))
+
+    # every page changes, the sitemap keeps its old dates
+    write_site(tmp_path / "site", old_dates, words="Rewritten")
+    rows, _ = await crawl_with_stats(tmp_path / "r2", settings(tmp_path), start=server.url("/"))
+    pages = by_type(rows, "page")
+    # no changed page is reported unchanged: the sample caught the lie first
+    assert {r["change"] for r in pages if r["url"] != server.url("/")} == {"changed"}
+    assert not any(r["change_evidence"] == "sitemap-lastmod" for r in pages)
+    site = by_type(rows, "site")[0]
+    assert "changed although its sitemap lastmod" in site["lastmod_distrust"]
+    assert any("sitemap lastmod not trusted" in w for w in summary_of(tmp_path / "r2")["warnings"])
+
+    # the next run remembers: every page is asked (conditionally), none skipped
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(tmp_path / "r3", settings(tmp_path), start=server.url("/"))
+    assert len(page_requests(server)) == PAGES + 1
+    assert rows_by_evidence(rows) == {"unchanged:not-modified": PAGES + 1}
+    assert by_type(rows, "site")[0]["lastmod_distrust"] == site["lastmod_distrust"]
+
+
+@deferred_f_from_coro_f
+async def test_uniform_or_future_dates_are_not_trusted(serve_site: Serve, tmp_path: Path) -> None:
+    write_site(tmp_path / "site", lambda _: "2025-03-01")
+    server = serve_site(tmp_path / "site")
+    await crawl_with_stats(tmp_path / "r1", settings(tmp_path), start=server.url("/"))
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(tmp_path / "r2", settings(tmp_path), start=server.url("/"))
+    assert len(page_requests(server)) == PAGES + 1  # a build stamp: every page asked
+    assert "every one of its" in by_type(rows, "site")[0]["lastmod_distrust"]
+
+    future = (datetime.now(UTC) + timedelta(days=30)).strftime("%Y-%m-%d")
+    write_sitemap(tmp_path / "site", lambda n: future if n == "p05.html" else old_dates(n))
+    other = settings(tmp_path, WEBMD_STATE="other")
+    await crawl_with_stats(tmp_path / "r3", other, start=server.url("/"))
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(tmp_path / "r4", other, start=server.url("/"))
+    asked = page_requests(server)
+    assert "/p05.html" in asked and len(asked) == 1 + 5
+    lastmod_rows = [r for r in by_type(rows, "page") if r["change_evidence"] == "sitemap-lastmod"]
+    assert len(lastmod_rows) == PAGES - 5
+
+
+@deferred_f_from_coro_f
+async def test_never_asks_every_page_and_a_removed_page_is_confirmed(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    write_site(tmp_path / "site", old_dates)
+    server = serve_site(tmp_path / "site")
+    await crawl_with_stats(tmp_path / "r1", settings(tmp_path), start=server.url("/"))
+    (tmp_path / "site" / "p09.html").unlink()
+    write_sitemap(tmp_path / "site", old_dates)  # still listed: asked, 404, removed
+    (tmp_path / "site" / "sitemap.xml").write_text(
+        (tmp_path / "site" / "sitemap.xml")
+        .read_text("utf-8")
+        .replace(
+            "<url><loc>/p10.html</loc><lastmod>" + old_dates("p10.html") + "</lastmod></url>", ""
+        ),
+        "utf-8",
+    )  # p10 is no longer listed: asked once, still there, kept
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(
+        tmp_path / "r2", settings(tmp_path, WEBMD_TRUST_LASTMOD="never"), start=server.url("/")
+    )
+    assert len(page_requests(server)) == PAGES + 1
+    changes = {r["url"].removeprefix(server.base_url): r["change"] for r in rows if r["url"]}
+    assert changes["/p09.html"] == "removed" and changes["/p10.html"] == "unchanged"
+    assert not any(r["change_evidence"] == "sitemap-lastmod" for r in by_type(rows, "page"))
