@@ -203,3 +203,22 @@ async def test_never_asks_every_page_and_a_removed_page_is_confirmed(
     changes = {r["url"].removeprefix(server.base_url): r["change"] for r in rows if r["url"]}
     assert changes["/p09.html"] == "removed" and changes["/p10.html"] == "unchanged"
     assert not any(r["change_evidence"] == "sitemap-lastmod" for r in by_type(rows, "page"))
+
+
+@deferred_f_from_coro_f
+async def test_emit_unchanged_false_writes_only_changes_and_still_counts(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    write_site(tmp_path / "site", old_dates)
+    server = serve_site(tmp_path / "site")
+    quiet = settings(tmp_path, WEBMD_EMIT_UNCHANGED=False)
+    await crawl_with_stats(tmp_path / "r1", quiet, start=server.url("/"))
+    (tmp_path / "site" / "p04.html").write_text(page("p04", "Edited words"), "utf-8")
+    later = (datetime.now(UTC) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    write_sitemap(tmp_path / "site", lambda n: later if n == "p04.html" else old_dates(n))
+    rows, _ = await crawl_with_stats(tmp_path / "r2", quiet, start=server.url("/"))
+    pages = by_type(rows, "page")
+    assert [(r["url"], r["change"]) for r in pages] == [(server.url("/p04.html"), "changed")]
+    summary = summary_of(tmp_path / "r2")
+    assert summary["rows"]["page"] == PAGES + 1  # counted, not written
+    assert by_type(rows, "site")[0]["pages_extracted"] == PAGES + 1

@@ -152,6 +152,13 @@ def configure(crawler: Crawler, arguments: dict[str, Any], ledger: RunLedger) ->
             )
         job.fleet = job.crew = _join_fleet(settings, opts, job.input_urls())
     ensure_feed(settings, opts.output_dir, job.inputs)
+    if not opts.emit_unchanged:
+        # issue 34: unchanged pages are counted, not written (feeds/filters.py)
+        feeds = {
+            uri: {**options, "item_filter": "webmd_spider.feeds.filters.ChangesOnly"}
+            for uri, options in settings.getdict("FEEDS").items()
+        }
+        settings.set("FEEDS", feeds, priority=settings.getpriority("FEEDS") or "spider")
     # last: it takes the state's lock, which only spider_closed releases
     job.incremental = IncrementalState.open(opts, job.input_urls(), job.extract_options, ledger)
     manifest = Path(opts.out_dir) / ".webmd" / "manifest.json"
