@@ -222,3 +222,37 @@ async def test_emit_unchanged_false_writes_only_changes_and_still_counts(
     summary = summary_of(tmp_path / "r2")
     assert summary["rows"]["page"] == PAGES + 1  # counted, not written
     assert by_type(rows, "site")[0]["pages_extracted"] == PAGES + 1
+
+
+@deferred_f_from_coro_f
+async def test_a_jobdir_run_classifies_pages_as_a_single_run_does(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    """A resumable run (JOBDIR) does not hold pages back on their lastmod (a held page
+    could be lost to a kill): every known page is asked, and each page's change is what
+    a single run reports."""
+    write_site(tmp_path / "site", old_dates)
+    server = serve_site(tmp_path / "site")
+    for state in ("single", "jobdir"):
+        await crawl_with_stats(
+            tmp_path / f"first-{state}",
+            settings(tmp_path, WEBMD_STATE=state),
+            start=server.url("/"),
+        )
+    (tmp_path / "site" / "p07.html").write_text(page("p07", "Edited words"), "utf-8")
+    later = (datetime.now(UTC) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    write_sitemap(tmp_path / "site", lambda n: later if n == "p07.html" else old_dates(n))
+    single, _ = await crawl_with_stats(
+        tmp_path / "single", settings(tmp_path, WEBMD_STATE="single"), start=server.url("/")
+    )
+    server.clear_requests()
+    resumable, _ = await crawl_with_stats(
+        tmp_path / "jobdir",
+        settings(tmp_path, WEBMD_STATE="jobdir", JOBDIR=str(tmp_path / "job")),
+        start=server.url("/"),
+    )
+    assert len(page_requests(server)) == PAGES + 1
+    changes = {r["url"]: r["change"] for r in by_type(single, "page")}
+    assert changes == {r["url"]: r["change"] for r in by_type(resumable, "page")}
+    assert changes[server.url("/p07.html")] == "changed"
+    assert set(changes.values()) == {"changed", "unchanged"}
