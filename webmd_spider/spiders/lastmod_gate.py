@@ -93,6 +93,12 @@ class LastmodGate:
         held, site.known_held = site.known_held, None
         if held is None:
             return
+        stopped = site.stop_reason or self.ledger.stop_reason
+        if stopped:
+            # the website (or the run) stopped meanwhile: counted, not requested
+            for url, *_ in held:
+                self.ledger.skip(url, stopped, site.website)
+            return
         now = datetime.now(UTC)
         if site.lastmod_distrust is None and self.options.trust_lastmod == "auto":
             reason = distrust_reason(site.lastmod.values(), now)
@@ -167,8 +173,13 @@ class LastmodGate:
         if site.known_held is not None:
             yield from self.release(site, schedule_known)
         waiting, site.lastmod_waiting = site.lastmod_waiting, {}
+        stopped = site.stop_reason or self.ledger.stop_reason
+        if stopped:
+            for url, _, _ in waiting.values():
+                self.ledger.skip(url, stopped, site.website)
+            return
         trusted = site.lastmod_distrust is None or self.options.trust_lastmod == "always"
-        if not trusted or site.stop_reason is not None or self.ledger.stop_reason:
+        if not trusted:
             for canonical, (url, depth, via) in sorted(waiting.items()):
                 # their stored links were walked when they were held back
                 yield from schedule_known(site, url, canonical, depth, via, False, follow=False)
