@@ -175,11 +175,16 @@ def _crontab_jobs() -> list[str]:
     return jobs
 
 
-def test_crontab_line_is_a_valid_schedule_calling_the_wrapper() -> None:
+def test_crontab_lines_are_valid_schedules_calling_the_wrapper() -> None:
     jobs = _crontab_jobs()
-    assert len(jobs) == 1, jobs
-    fields = jobs[0].split(None, 5)
-    assert len(fields) == 6, f"not 5 time fields and a command: {jobs[0]!r}"
+    assert len(jobs) == 2, jobs  # the nightly recrawl, and one that keeps an index
+    for job in jobs:
+        _check_crontab_job(job)
+
+
+def _check_crontab_job(job: str) -> None:
+    fields = job.split(None, 5)
+    assert len(fields) == 6, f"not 5 time fields and a command: {job!r}"
     for number, value in enumerate(fields[:5]):
         _check_cron_field(value, number)
     command = fields[5]
