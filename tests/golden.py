@@ -7,7 +7,12 @@ ideal Markdown of its main content, written by hand) and ``expected.json``::
      "fields": {"title": "...", ...},            # Document fields we are sure of
      "must_contain": ["```python", ...],         # substrings of the Markdown
      "must_not_contain": ["Accept cookies", ...],# chrome that must not be in it
-     "xfail": ["field:title", "must_not_contain:Accept cookies"]}  # known failures
+     "xfail": ["field:title", "must_not_contain:Accept cookies"],  # known failures
+     "reviewed": "2026-12-06: read source.html; <what was checked and changed>"}
+
+A case counts only once a person has read its page: ``scripts/golden.py add`` drafts
+expected.md from the current extractor and writes no ``reviewed`` line, and the gate
+fails a case without one (:func:`review_problem`).
 
 Scores (all 0..1, higher is better):
 
@@ -34,6 +39,14 @@ Scores (all 0..1, higher is better):
 
 ``scripts/golden.py`` (add, score, pin) and ``tests/extract/test_golden_pages.py`` (the CI
 gate against ``tests/pages/floors.json``) both use :func:`run_case`.
+
+Floors (``floors.json``, ``"version": 2``): per case ``f1`` and ``structure_recall``,
+plus the corpus means ``mean_f1`` and ``mean_structure_recall``, each a score rounded
+down to 2 decimals by ``scripts/golden.py pin``. Floors only go up
+(:func:`floors_history`, ``tests/extract/test_golden_floors.py``): a floor may go down
+only in a commit (or working tree) that also changes that case's expected.md and its
+``reviewed`` line, i.e. when a person made the expectation stricter; a corpus mean only
+in one that re-reviews, adds or removes a case.
 """
 
 from __future__ import annotations
@@ -41,6 +54,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
+import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -49,6 +64,11 @@ from typing import Any
 
 PAGES = Path(__file__).resolve().parent / "pages"
 FLOORS = PAGES / "floors.json"
+REPO = PAGES.parent.parent
+FLOORS_VERSION = 2  # per-case f1 and structure_recall floors, floors only go up
+CASE_METRICS = ("f1", "structure_recall")
+MEAN_METRICS = ("mean_f1", "mean_structure_recall")
+REVIEWED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}: read source\.html\b.{20,}", re.S)
 FIELDS = (
     *("title", "description", "site_name", "author", "published_at", "modified_at"),
     *("language", "canonical", "image", "keywords", "json_ld_types"),
@@ -356,3 +376,209 @@ def load_floors() -> dict[str, Any]:
 
 def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+# ------------------------------------------------------------ review marks
+
+
+def review_problem(spec: dict[str, Any]) -> str | None:
+    """Why a case's expected.json does not count as reviewed, or None.
+
+    ``scripts/golden.py add`` drafts expected.md from the current extractor; the draft
+    only becomes an expectation once a person has read source.html, corrected
+    expected.md and written ``"reviewed": "YYYY-MM-DD: read source.html; <what was
+    checked and changed>"`` into expected.json."""
+    reviewed = spec.get("reviewed")
+    if not isinstance(reviewed, str) or not reviewed.strip():
+        return 'no "reviewed" line: a draft from scripts/golden.py add, not yet read by a person'
+    if not REVIEWED_RE.match(reviewed):
+        return (
+            f'"reviewed" must read \'YYYY-MM-DD: read source.html; <what was checked '
+            f"and changed>', got {reviewed[:80]!r}"
+        )
+    return None
+
+
+# ------------------------------------------------------- floors only go up
+
+
+class GitUnavailable(RuntimeError):
+    """The floors history cannot be read (no git, not a work tree, shallow clone)."""
+
+
+def git(*args: str) -> str:
+    """Output of ``git -C REPO args`` (GitUnavailable when git cannot answer)."""
+    exe = shutil.which("git")
+    if exe is None:
+        raise GitUnavailable("git is not installed")
+    proc = subprocess.run(
+        [exe, "-C", str(REPO), *args], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise GitUnavailable(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def rel(path: Path) -> str:
+    return path.resolve().relative_to(REPO).as_posix()
+
+
+def read_at(rev: str | None, path: Path) -> str | None:
+    """The text of `path` at commit `rev` (None: the working tree); None if absent."""
+    if rev is None:
+        return path.read_text("utf-8") if path.is_file() else None
+    try:
+        return git("show", f"{rev}:{rel(path)}")
+    except GitUnavailable as exc:
+        if "does not exist" in str(exc) or "exists on disk, but not in" in str(exc):
+            return None
+        raise
+
+
+def floor_values(floors: dict[str, Any]) -> dict[tuple[str | None, str], float]:
+    """{(case or None for a corpus mean, metric): floor} of a floors.json document."""
+    values: dict[tuple[str | None, str], float] = {}
+    for metric in MEAN_METRICS:
+        if isinstance(floors.get(metric), int | float):
+            values[(None, metric)] = float(floors[metric])
+    for case, entry in (floors.get("cases") or {}).items():
+        for metric in CASE_METRICS:
+            if isinstance(entry, dict) and isinstance(entry.get(metric), int | float):
+                values[(case, metric)] = float(entry[metric])
+    return values
+
+
+@dataclass
+class Lowered:
+    case: str | None  # None: a corpus mean
+    metric: str
+    before: float
+    after: float
+    justified: bool
+    why: str
+
+    def __str__(self) -> str:
+        label = f"{self.case} {self.metric}" if self.case else self.metric
+        verdict = "allowed" if self.justified else "NOT allowed"
+        return f"{label}: {self.before:.2f} -> {self.after:.2f} ({verdict}: {self.why})"
+
+
+def _reviewed(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text).get("reviewed")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def re_reviewed(case: str, before: str | None, after: str | None) -> bool:
+    """True when `case`'s expected.md AND its reviewed line both differ between the
+    revisions `before` and `after` (None: the working tree): the expectation was
+    corrected by a person, the one reason a floor may go down."""
+    folder = PAGES / case
+    md_before = read_at(before, folder / "expected.md")
+    md_after = read_at(after, folder / "expected.md")
+    spec_before = _reviewed(read_at(before, folder / "expected.json"))
+    spec_after = _reviewed(read_at(after, folder / "expected.json"))
+    return (
+        md_before is not None
+        and md_after is not None
+        and md_before != md_after
+        and spec_after is not None
+        and spec_before != spec_after
+    )
+
+
+def lowered_floors(
+    old: dict[str, Any], new: dict[str, Any], before: str | None, after: str | None
+) -> list[Lowered]:
+    """Every floor of `new` below the same floor in `old`, judged: a case's floor may go
+    down only when its expected.md and its reviewed line both changed between the two
+    revisions; a corpus mean only when some case was re-reviewed there or the set of
+    cases changed (a mean is theirs)."""
+    was, now = floor_values(old), floor_values(new)
+    changed: dict[str, bool] = {}
+
+    def case_ok(case: str) -> bool:
+        if case not in changed:
+            changed[case] = re_reviewed(case, before, after)
+        return changed[case]
+
+    found: list[Lowered] = []
+    for (case, metric), after_value in sorted(
+        now.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])
+    ):
+        before_value = was.get((case, metric))
+        if before_value is None or after_value >= before_value - 1e-9:
+            continue
+        if case is not None:
+            ok = case_ok(case)
+            why = (
+                "expected.md and its reviewed line changed"
+                if ok
+                else "expected.md and the reviewed line of the case did not both change"
+            )
+        else:
+            cases_old, cases_new = set(old.get("cases", {})), set(new.get("cases", {}))
+            ok = cases_old != cases_new or any(case_ok(c) for c in sorted(cases_new & cases_old))
+            why = (
+                "cases were re-reviewed, added or removed"
+                if ok
+                else "no case was re-reviewed, added or removed"
+            )
+        found.append(Lowered(case, metric, before_value, after_value, ok, why))
+    return found
+
+
+def _floors_doc(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+def floors_history() -> list[tuple[str, list[Lowered]]]:
+    """The floor changes the floors-only-up rule judges, as (what was compared, the
+    floors that went down):
+
+    * the working tree's floors.json against HEAD's (an uncommitted re-pin);
+    * every commit of HEAD's first-parent history that changed floors.json, against
+      its parent, from the commit that introduced the rule on (floors.json
+      ``"version": 2``; older commits are history the rule does not rewrite).
+
+    In a shallow clone a commit whose parent was not fetched is judged only if it is
+    HEAD, and then the parent is required (GitUnavailable says what to fetch); an
+    older one was judged when it was HEAD. Raises GitUnavailable outside a git work
+    tree: the rule needs the committed floors."""
+    git("rev-parse", "--is-inside-work-tree")
+    head = git("rev-parse", "HEAD").strip()
+    shallow = git("rev-parse", "--is-shallow-repository").strip() == "true"
+    checks: list[tuple[str, list[Lowered]]] = []
+    committed = _floors_doc(read_at("HEAD", FLOORS))
+    working = _floors_doc(read_at(None, FLOORS))
+    if committed is not None and working is not None:
+        checks.append(("working tree vs HEAD", lowered_floors(committed, working, "HEAD", None)))
+    log = git("log", "--first-parent", "--format=%H", "--", rel(FLOORS)).split()
+    for commit in log:
+        child = _floors_doc(read_at(commit, FLOORS))
+        if child is None or int(child.get("version", 1)) < FLOORS_VERSION:
+            continue
+        try:
+            parent = git("rev-parse", "--verify", "--quiet", f"{commit}^1").strip()
+        except GitUnavailable:
+            parent = ""
+        if not parent:
+            if shallow and commit == head:
+                raise GitUnavailable(
+                    f"HEAD ({commit[:12]}) changed {rel(FLOORS)} but its parent is not in "
+                    "this shallow clone: `git fetch --deepen=1` (or clone with history)"
+                )
+            continue  # the root commit, or beyond a shallow boundary (judged as HEAD)
+        before = _floors_doc(read_at(parent, FLOORS))
+        if before is None:
+            continue  # floors.json added by this commit
+        label = f"commit {commit[:12]} vs its parent {parent[:12]}"
+        checks.append((label, lowered_floors(before, child, parent, commit)))
+    return checks
