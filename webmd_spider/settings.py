@@ -44,6 +44,9 @@ META_COPY_WARN_SKIP_KEYS = ["redirect_ttl"]
 COOKIES_ENABLED = False
 # Names resolving to loopback/private/link-local... addresses are refused (SSRF guard).
 TWISTED_DNS_RESOLVER = "webmd_spider.transport.resolver.GuardedResolver"
+# The DNS servers it asks ("127.0.0.1:5353, 10.0.0.53"); empty: the system resolver.
+# Not a WEBMD_* option: a resolver setting, read before any spider exists.
+GUARDED_DNS_SERVERS = ""
 METAREFRESH_ENABLED = True
 # Scrapy's HTTP/1.1 handler with a cap on each response's header section (256 KiB,
 # 1,000 lines): Twisted keeps every header line, so a server sending headers forever

@@ -1,13 +1,13 @@
 """Tests for webmd_spider.policy.netguard: the SSRF address policy.
 
 Pure tests: no sockets, no DNS. Addresses that a crawl would resolve are passed
-in directly, as the resolver wiring will do.
+in directly; the resolver that applies the policy to real DNS answers is tested in
+tests/transport/test_resolver_dns.py.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -403,45 +403,6 @@ def test_allowlist_string_forms() -> None:
     assert policy.refusal_for_ip("127.0.0.5") is None
     assert policy.refusal_for_ip("::1") is None
     assert policy.refusal_for_ip("10.0.0.1", host="intranet.example") is None
-
-
-# --------------------------------------------------------------------------- #
-# Resolver-style use: names resolved through an injected function, never DNS
-# --------------------------------------------------------------------------- #
-
-
-def _check_host(policy: AddressPolicy, url: str, resolve: Callable[[str], list[str]]) -> list[str]:
-    """What the resolver wiring will do: URL check, then every resolved address."""
-    from urllib.parse import urlsplit
-
-    reasons = []
-    first = policy.refusal_for_url(url)
-    if first is not None:
-        return [first]
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    for ip in resolve(host):
-        reason = policy.refusal_for_ip(ip, parts.port or 80, host=host)
-        if reason is not None:
-            reasons.append(reason)
-    return reasons
-
-
-def test_dns_answers_are_vetted_with_a_fake_resolver() -> None:
-    table = {
-        "public.example": ["93.184.216.34"],
-        "rebind.example": ["93.184.216.34", "127.0.0.1"],
-        "metadata.example": ["169.254.169.254"],
-        "v6.example": ["::ffff:10.0.0.1"],
-    }
-
-    def resolve(name: str) -> list[str]:
-        return table[name]
-
-    assert _check_host(POLICY, "http://public.example/", resolve) == []
-    assert len(_check_host(POLICY, "http://rebind.example/", resolve)) == 1
-    assert "cloud metadata" in _check_host(POLICY, "http://metadata.example/", resolve)[0]
-    assert "IPv4-mapped" in _check_host(POLICY, "http://v6.example/", resolve)[0]
 
 
 # --------------------------------------------------------------------------- #
