@@ -96,13 +96,27 @@ def apply(store: dict[str, dict[str, Any]], changes: list[dict[str, Any]]) -> No
             store[change["chunk_id"]] = change
 
 
-def fresh_chunks(rows: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
-    """chunk_id -> (url, Markdown hash) of every page row's chunks."""
-    found: dict[str, tuple[str, str]] = {}
+def fresh_chunks(rows: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    """chunk_id -> (url, Markdown hash, offsets, heading path) of every page row's chunks."""
+    found: dict[str, tuple[Any, ...]] = {}
     for row in by_type(rows, "page"):
         for chunk in row["chunks"] or []:
-            found[chunk["chunk_id"]] = (chunk["url"], chunk_hash(chunk["text"]))
+            found[chunk["chunk_id"]] = (
+                chunk["url"],
+                chunk_hash(chunk["text"]),
+                chunk["char_start"],
+                chunk["char_end"],
+                chunk["heading_path"],
+            )
     return found
+
+
+def held(store: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    """The same view of what the store holds."""
+    return {
+        k: (v["url"], chunk_hash(v["markdown"]), v["char_start"], v["char_end"], v["heading_path"])
+        for k, v in store.items()
+    }
 
 
 @deferred_f_from_coro_f
@@ -121,7 +135,7 @@ async def test_feeds_applied_in_order_equal_a_fresh_full_crawl(
     changes = feed(first)
     assert changes and {c["op"] for c in changes} == {"upsert"}
     apply(store, changes)
-    assert {k: (v["url"], v["content_hash"]) for k, v in store.items()} == fresh_chunks(rows)
+    assert held(store) == fresh_chunks(rows)
     one = next(c for c in changes if c["heading_path"][-1:] == ["Install"])
     # the record carries what a store needs to cite the chunk
     assert one["title"] and one["fragment"].startswith(one["url"] + "#")
@@ -140,20 +154,29 @@ async def test_feeds_applied_in_order_equal_a_fresh_full_crawl(
     for change in changes2:
         by_url.setdefault(change["url"].removeprefix(server.base_url), set()).add(change["op"])
     # an untouched page sends nothing; a removed one only deletes; a renamed one's old
-    # URL deletes and its new URL upserts; one edited section is one upsert and one delete
+    # URL deletes and its new URL upserts; one edited section is one delete and one
+    # upsert, and the sections below it, moved in the page, are upserted under their ids
     assert "/same.html" not in by_url
     assert by_url["/gamma.html"] == {"delete"} and by_url["/delta.html"] == {"delete"}
     assert by_url["/delta-new.html"] == {"upsert"} and by_url["/epsilon.html"] == {"upsert"}
     beta = [c for c in changes2 if c["url"].endswith("/beta.html")]
-    assert sorted(c["op"] for c in beta) == ["delete", "upsert"]
-    assert [c["heading_path"][-1] for c in beta if c["op"] == "upsert"] == ["Use"]
+    first_ids = {c["chunk_id"] for c in changes}
+    assert [c["op"] for c in beta].count("delete") == 1
+    new = [
+        c["heading_path"][-1]
+        for c in beta
+        if c["op"] == "upsert" and c["chunk_id"] not in first_ids
+    ]
+    assert new == ["Use"]
+    moved = [c for c in beta if c["op"] == "upsert" and c["chunk_id"] in first_ids]
+    assert [c["heading_path"][-1] for c in moved] == ["Tune"]
 
     fresh_rows, _ = await crawl_with_stats(
         tmp_path / "r3",
         settings(tmp_path, "fresh", tmp_path / "fresh.jsonl"),
         start=server.url("/"),
     )
-    assert {k: (v["url"], v["content_hash"]) for k, v in store.items()} == fresh_chunks(fresh_rows)
+    assert held(store) == fresh_chunks(fresh_rows)
 
     third = tmp_path / "feed3.jsonl"
     await crawl_with_stats(tmp_path / "r4", settings(tmp_path, "job", third), start=server.url("/"))

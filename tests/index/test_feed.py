@@ -9,7 +9,6 @@ from webmd_spider.extract import extract
 from webmd_spider.index.feed import (
     ChunkLedger,
     chunk_anchors,
-    chunk_hash,
     cite_url,
     page_changes,
     plain_text,
@@ -29,7 +28,8 @@ def chunk(cid: str, text: str, *path: str) -> dict[str, Any]:
 
 def test_a_page_diff_deletes_first_then_upserts_what_is_new_or_edited() -> None:
     kept, edited = chunk("a", "## A\n\nsame", "T", "A"), chunk("b", "## B\n\nnew words", "T", "B")
-    previous = {"a": chunk_hash(kept["text"]), "b": chunk_hash("## B\n\nold"), "gone": "x"}
+    (held,) = page_changes({}, [kept], url="u", title="T", crawled_at="then")
+    previous = {"a": held["content_hash"], "b": "sha256:old", "gone": "x"}
     changes = page_changes(
         previous, [kept, edited, chunk("c", "fresh", "T")], url="u", title="T", crawled_at="now"
     )
@@ -39,9 +39,12 @@ def test_a_page_diff_deletes_first_then_upserts_what_is_new_or_edited() -> None:
         ("upsert", "c"),
     ]
     assert (
-        page_changes({"a": chunk_hash(kept["text"])}, [kept], url="u", title="T", crawled_at="now")
-        == []
+        page_changes({"a": held["content_hash"]}, [kept], url="u", title="T", crawled_at="x") == []
     )
+    # a chunk that only moved (an edit above it) is upserted again: its offsets changed
+    moved = dict(kept, char_start=5, char_end=5 + len(kept["text"]))
+    again = page_changes({"a": held["content_hash"]}, [moved], url="u", title="T", crawled_at="x")
+    assert [(c["op"], c["chunk_id"]) for c in again] == [("upsert", "a")]
 
 
 def test_the_cited_url_prefers_the_page_s_anchor_then_a_text_fragment() -> None:
@@ -84,6 +87,8 @@ def test_plain_text_keeps_words_and_code_and_drops_markup() -> None:
     text = plain_text(markdown)
     assert text.splitlines()[0] == "Install now"
     assert "see the guide" in text and "https" not in text and "print('hi')" in text
+    code = plain_text("Call `PyObject_Call` or `__init__` on snake_case_name, *not* __this__.")
+    assert code == "Call PyObject_Call or __init__ on snake_case_name, not this."
     assert "#" not in text and "**" not in text and "```" not in text
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "cite_url",
     "page_changes",
     "plain_text",
+    "record_hash",
     "removed_changes",
 ]
 
@@ -58,31 +59,79 @@ class FeedTarget(Protocol):
 
 
 def chunk_hash(markdown: str) -> str:
-    """``sha256:<hex>`` of a chunk's Markdown: equal hashes, equal chunks."""
+    """``sha256:<hex>`` of a chunk's Markdown."""
     return "sha256:" + hashlib.sha256(markdown.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def record_hash(record: Mapping[str, Any]) -> str:
+    """``sha256:<hex>`` of everything an upsert carries but its time: the Markdown, the
+    heading path, the offsets, the title and the URL it cites. Equal hashes, equal
+    records: a chunk that only moved (an edit above it shifts its offsets) is upserted
+    again (its vector is reused: the store keys vectors by their text), so a store fed
+    the feed equals a fresh build in every field."""
+    parts = (
+        record.get("markdown"),
+        record.get("heading_path_text"),
+        record.get("char_start"),
+        record.get("char_end"),
+        record.get("title"),
+        record.get("fragment"),
+    )
+    payload = "\0".join("" if p is None else str(p) for p in parts)
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # Markdown syntax that is not text: heading marks, emphasis, link targets, fences,
 # table rules. The chunk's text is what BM25 and an embedder read, so markup words
-# ("https", "png") must not count as the chunk's words.
+# ("https", "png") must not count as the chunk's words; code (fenced blocks, code
+# spans) keeps every character: `__init__` and `PyObject_Call` are what users search.
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKS = re.compile(
-    r"(?m)^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)|[*_`~]{1,3}|^\|?[-:| ]+\|?$"
-)
-_FENCE = re.compile(r"(?m)^\s{0,3}(```|~~~).*$")
+_LINE_MARKS = re.compile(r"^\s{0,3}(?:#{1,6}\s+|(?:>\s?)+|[-*+]\s+|\d+[.)]\s+)")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# emphasis only at a word's edge: "*word*", "__init__" inside code is not reached
+_EMPHASIS = re.compile(r"(?<![\w\\])[*_~]{1,3}(?=\S)|(?<=\S)[*_~]{1,3}(?!\w)")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SPACE = re.compile(r"[ \t]+")
 
 
 def plain_text(markdown: str) -> str:
     """The words of a chunk's Markdown: link and image text without their targets,
-    heading, list and quote marks, emphasis and fences removed, table pipes as spaces.
-    Code keeps its characters. Not a renderer: a search index's reading of the chunk."""
-    text = _FENCE.sub("", markdown)
-    text = _LINK.sub(r"\1", text)
-    text = _MARKS.sub("", text)
-    text = text.replace("|", " ").replace("\\", "")
-    lines = (_SPACE.sub(" ", line).strip() for line in text.splitlines())
-    return "\n".join(line for line in lines if line)
+    heading, list and quote marks, emphasis, escapes and fences removed, table pipes as
+    spaces; code blocks and code spans keep every character. Not a renderer: a search
+    index's reading of the chunk."""
+    out: list[str] = []
+    fence = ""
+    for line in markdown.splitlines():
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+            elif line.strip():
+                out.append(line.rstrip())
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if _TABLE_RULE.match(line.strip()):
+            continue
+        line = _LINE_MARKS.sub("", _LINK.sub(r"\1", line))
+        pieces: list[str] = []
+        at = 0
+        for span in _CODE_SPAN.finditer(line):
+            pieces.append(_prose(line[at : span.start()]))
+            pieces.append(span.group(2).strip())
+            at = span.end()
+        pieces.append(_prose(line[at:]))
+        text = _SPACE.sub(" ", "".join(pieces).replace("|", " ")).strip()
+        if text:
+            out.append(text)
+    return "\n".join(out)
+
+
+def _prose(text: str) -> str:
+    return _ESCAPE.sub(r"\1", _EMPHASIS.sub("", text))
 
 
 def cite_url(url: str, heading: str | None, anchor: str | None = None) -> str:
@@ -120,29 +169,28 @@ def page_changes(
     anchors = chunk_anchors(chunks, headings)
     for chunk, anchor in zip(chunks, anchors, strict=True):
         markdown = str(chunk["text"])
-        digest = chunk_hash(markdown)
         chunk_id = str(chunk["chunk_id"])
-        if previous.get(chunk_id) == digest:
-            continue
         path = [str(name) for name in chunk.get("heading_path") or []]
         heading = path[-1] if len(path) > 1 else None
-        changes.append(
-            {
-                "op": UPSERT,
-                "chunk_id": chunk_id,
-                "url": url,
-                "title": title,
-                "heading_path": path,
-                "heading_path_text": str(chunk.get("heading_path_text") or ""),
-                "fragment": cite_url(url, heading, anchor),
-                "text": plain_text(markdown),
-                "markdown": markdown,
-                "char_start": int(chunk.get("char_start") or 0),
-                "char_end": int(chunk.get("char_end") or 0),
-                "content_hash": digest,
-                "crawled_at": crawled_at,
-            }
-        )
+        record: dict[str, Any] = {
+            "op": UPSERT,
+            "chunk_id": chunk_id,
+            "url": url,
+            "title": title,
+            "heading_path": path,
+            "heading_path_text": str(chunk.get("heading_path_text") or ""),
+            "fragment": cite_url(url, heading, anchor),
+            "markdown": markdown,
+            "char_start": int(chunk.get("char_start") or 0),
+            "char_end": int(chunk.get("char_end") or 0),
+        }
+        digest = record_hash(record)
+        if previous.get(chunk_id) == digest:
+            continue
+        record["text"] = plain_text(markdown)
+        record["content_hash"] = digest
+        record["crawled_at"] = crawled_at
+        changes.append(record)
     return changes
 
 
