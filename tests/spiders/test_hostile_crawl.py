@@ -24,6 +24,8 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from webmd_spider.demo.server import SiteServer
+from webmd_spider.offload.pool import WAIT_FOR_WORKER_BYTES
+from webmd_spider.offload.worker import SLOW_PAGE_MARKER_ENV, SLOW_PAGE_SECS_ENV
 from webmd_spider.spiders.budgets import QUEUE_FACTOR
 
 from ..crawling import by_type, crawl, crawl_with_stats, page_urls, record_workers, summary_of
@@ -347,11 +349,18 @@ async def test_at_the_time_budget_the_site_row_is_last_and_the_run_ends(
 async def test_a_conversion_still_running_after_the_grace_does_not_hold_the_close(
     serve_site: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # libxml2 is quadratic in the attributes of one element: ~10 s in the extraction
-    # process for this page, which arrives after the process is ready (quoted ">" values:
-    # parse.py's attribute-flood guard does not read quotes, so the page stays slow)
-    attributes = " ".join(f'a{i}=">"' for i in range(45000))
-    slow = f"<html><head><title>S</title></head><body><main><p {attributes}>x</p></main>"
+    # the extraction process sleeps two minutes on this page before extracting it (the
+    # worker's test-only hook, set before the crawl starts its worker), which arrives
+    # after the process is ready; large (over WAIT_FOR_WORKER_BYTES), so it waits for
+    # the worker rather than being converted in the crawl process
+    monkeypatch.setenv(SLOW_PAGE_MARKER_ENV, "webmd-test-slow-page-9e2a")
+    monkeypatch.setenv(SLOW_PAGE_SECS_ENV, "120")
+    filler = "".join(f"<p>Paragraph {i} of the slow page, in words.</p>" for i in range(2000))
+    slow = (
+        "<html><head><title>S</title></head><body><main>"
+        f"<p>webmd-test-slow-page-9e2a</p>{filler}</main>"
+    )
+    assert len(slow) > WAIT_FOR_WORKER_BYTES
     leaves = [f"/p{i}.html" for i in range(5)]
     files = {"index.html": page("Home", "/slow.html", *leaves)}
     files |= {leaf.lstrip("/"): page(f"Leaf {leaf}") for leaf in leaves}

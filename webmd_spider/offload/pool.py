@@ -40,7 +40,8 @@ start at all must not be started forever); past that the crawl goes on with the 
 and extracts in its own process when none is left.
 
 Hostile pages: a page can cost a worker far more CPU than its size suggests (libxml2 is
-quadratic in the attributes of one element: 80,000 attributes in 0.87 MB took ~35 s).
+quadratic in the attributes of one element: 80,000 attributes in 0.87 MB took ~35 s
+before ``extract.parse`` cut such tags; the deadline is for what no guard foresaw).
 Each worker's current page has a deadline (``deadline``, :data:`EXTRACT_DEADLINE_SECS`
 by default): past it, the page's future fails with :class:`ExtractionTimeout` (the
 caller writes a diagnostic, it must not extract the page itself), and the worker is
@@ -104,7 +105,8 @@ EXTRACT_DEADLINE_SECS = 30.0
 #: extract(): a page at least this large is never handed back to the caller (to extract
 #: in the crawl process, blocking its event loop) while a worker is alive or starting:
 #: it waits for one. Under 64 KiB even the worst case known (one element with ~6,000
-#: attributes) costs the crawl process ~0.3 s.
+#: attributes, before ``extract.parse`` cut tags of over 500) cost the crawl process
+#: ~0.3 s.
 WAIT_FOR_WORKER_BYTES = 64 * 1024
 #: extract(): a large page waits for a free worker at most the deadline plus this.
 ROOM_WAIT_EXTRA_SECS = 5.0

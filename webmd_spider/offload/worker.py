@@ -14,13 +14,22 @@ worker then answers ``READY`` and, for every later job frame (a pickled
 pickled None when the page failed here (the crawl process then extracts it itself).
 The worker ends when its job pipe ends (the pool closed, or the crawl process is
 gone). It ignores SIGINT: the crawl process decides what stops.
+
+Test-only hook, never set by the product: when the environment variable
+``WEBMD_TEST_SLOW_PAGE_MARKER`` is set (read once, when the worker starts), a page whose
+body contains its value makes the worker sleep ``WEBMD_TEST_SLOW_PAGE_SECS`` seconds
+(default 60) before extracting it. The tests of the extraction deadline and of the
+close use it for a page that holds a worker for a known time, rather than a page made
+slow by a parser's cost (issue 35). Unset, it costs one comparison per page.
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 import signal
 import sys
+import time
 from dataclasses import replace
 from multiprocessing.connection import Connection
 
@@ -29,10 +38,23 @@ from webmd_spider.offload.gc_tuning import tune_gc
 from webmd_spider.offload.page_work import extract_page
 
 READY = b"ready"
+#: the test-only hook (see the module docstring): the marker and the sleep
+SLOW_PAGE_MARKER_ENV = "WEBMD_TEST_SLOW_PAGE_MARKER"
+SLOW_PAGE_SECS_ENV = "WEBMD_TEST_SLOW_PAGE_SECS"
+_SLOW_PAGE_SECS = 60.0
+
+
+def _slow_page_hook() -> tuple[bytes, float] | None:
+    """The test-only slow-page marker and sleep from the environment, or None (unset)."""
+    marker = os.environ.get(SLOW_PAGE_MARKER_ENV)
+    if not marker:
+        return None
+    return marker.encode("utf-8"), float(os.environ.get(SLOW_PAGE_SECS_ENV) or _SLOW_PAGE_SECS)
 
 
 def serve(jobs: Connection, results: Connection) -> None:
     """A worker's life (see the module docstring)."""
+    slow = _slow_page_hook()
     try:
         options, (size, overlap), gc_threshold = pickle.loads(jobs.recv_bytes())
         tune_gc(gc_threshold)
@@ -45,6 +67,8 @@ def serve(jobs: Connection, results: Connection) -> None:
             body, url, encoding, repeated = pickle.loads(jobs.recv_bytes())
         except (EOFError, OSError):
             return
+        if slow is not None and isinstance(body, bytes) and slow[0] in body:  # test-only hook
+            time.sleep(slow[1])
         try:
             own = options if repeated is None else replace(options, repeated_paragraphs=repeated)
             work = extract_page(body, url, encoding, own, size, overlap)
