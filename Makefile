@@ -1,6 +1,7 @@
 # Two entry points (see README "Quick start"):
 #   make run [URL=https://example.com]   install into .venv, crawl the demo site (or URL)
-#   make test                            install into .venv, run ruff, mypy, import contracts, pytest
+#   make test                            install into .venv, run ruff, mypy, import contracts,
+#                                        the no-clock-in-tests check, pytest
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -24,6 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/check_test_clock.py
 
 # System packages the tests start for real (distributed mode): installed when absent.
 system-deps:

@@ -8,6 +8,7 @@ import http.client
 import json
 import re
 import time
+import types
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -241,11 +242,32 @@ def test_gzip_of_serves_compressed_templated_bytes(
     assert gzip.decompress(body).decode() == expected
 
 
-def test_delay_route(site: Path, serve_site: Callable[[Path], SiteServer]) -> None:
+def server_pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The pauses the server takes (seconds asked of ``time.sleep``), in order, each
+    still slept: what a route's ``delay`` or ``drip`` does, counted rather than timed
+    (issue 35: no clock in tests). The server records a pause before it answers."""
+    pauses: list[float] = []
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        real_sleep(seconds)
+
+    clock = types.SimpleNamespace(**vars(time))
+    clock.sleep = sleep
+    monkeypatch.setattr(server_module, "time", clock)
+    return pauses
+
+
+def test_delay_route(
+    site: Path, serve_site: Callable[[Path], SiteServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
     srv = serve_site(site)
-    started = time.monotonic()
+    pauses = server_pauses(monkeypatch)
+    assert fetch(srv.url("/docs/page.html"))[0] == 200
+    assert pauses == []
     assert fetch(srv.url("/slow"))[0] == 200
-    assert time.monotonic() - started >= 0.3
+    assert pauses == [0.3]  # the route's delay, before the answer
 
 
 def test_routes_reloaded_when_changed(site: Path, serve_site: Callable[[Path], SiteServer]) -> None:
@@ -590,15 +612,15 @@ def _fault_site(tmp_path: Path, routes: dict[str, Any]) -> Path:
 
 
 def test_drip_sends_the_body_slowly_with_a_content_length(
-    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     body = "x" * (server_module.DRIP_CHUNK * 4)
     srv = serve_site(_fault_site(tmp_path, {"/drip": {"body": body, "drip": 0.1}}))
-    started = time.monotonic()
+    pauses = server_pauses(monkeypatch)
     status, headers, data = fetch(srv.url("/drip"))
     assert (status, data) == (200, body.encode())
     assert headers["Content-Length"] == str(len(body))
-    assert time.monotonic() - started >= 0.3  # 4 pieces, 3 pauses
+    assert pauses == [0.1] * 3  # 4 pieces, 3 pauses between them
 
 
 def test_encoding_gzip_compresses_file_and_body(

@@ -38,33 +38,72 @@ SITES = Path(__file__).resolve().parents[1] / "sites"
 #: Columns that depend on timing, not on where a page was extracted (which of two URLs
 #: redirecting to one page is written, with its sitemap lastmod, is a race in both modes).
 TIMING = ("scraped_at", "response_time_ms", "depth", "discovered_via", "url", "sitemap_lastmod")
-#: robots.txt answers this late: the workers are ready before the first page comes.
-ROBOTS_DELAY = 1.0
 CHUNKED = {"WEBMD_CHUNK_TOKENS": 200}
+#: A wait for a state polls this often, and gives up after POLLS polls: at least 60 s
+#: (each poll sleeps POLL at least), a bound only a hang reaches. Nothing is timed
+#: (issue 35: no clock in tests).
+POLL, POLLS = 0.02, 3000
+
+
+def _poll(condition: Callable[[], bool]) -> bool:
+    """Whether ``condition()`` came true within POLLS polls (in this thread)."""
+    for _ in range(POLLS):
+        if condition():
+            return True
+        time.sleep(POLL)
+    return condition()
+
+
+async def _until(condition: Callable[[], bool], what: str) -> None:
+    """Wait on the event loop until ``condition()``; fail the test after POLLS polls."""
+    for _ in range(POLLS):
+        if condition():
+            return
+        await asyncio.sleep(POLL)
+    if not condition():
+        pytest.fail(f"{what} ({POLLS} polls of {POLL:g} s)")
 
 
 async def _ready_pool(processes: int = 1) -> ExtractPool:
     pool = ExtractPool(processes, ExtractOptions(), (800, 0))
     pool.start()
-    deadline = time.monotonic() + 60
-    while pool.ready < processes:
-        assert time.monotonic() < deadline, "the extraction processes never got ready"
-        await asyncio.sleep(0.02)
+    await _until(lambda: pool.ready >= processes, "the extraction processes never got ready")
     return pool
 
 
-async def _warm_up() -> None:
-    """Start and stop one pool first: the interpreter, lxml and the extractor are then
-    in the OS's page cache, and a crawl's workers are ready well before its first page."""
-    (await _ready_pool()).close()
+class RobotsWhenReady:
+    """Hold robots.txt's answer (``hold``: for the crawls with extraction processes)
+    until the extraction processes of the crawl (the last pool started) are all ready:
+    every page comes after, whatever the machine's load. (It was answered 1 s late, and
+    the processes were not always ready by then.) Gives up after POLLS polls, counted in
+    ``gave_up``."""
+
+    def __init__(self, server: SiteServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.pools: list[ExtractPool] = []
+        self.hold = False
+        self.held = self.gave_up = 0
+        start, respond = ExtractPool.start, server._respond
+
+        def started(pool: ExtractPool) -> None:
+            self.pools.append(pool)
+            start(pool)
+
+        def answer(path: str) -> Any:
+            if path == "/robots.txt" and self.hold:
+                self.held += 1
+                self.gave_up += not _poll(self._ready)
+            return respond(path)
+
+        monkeypatch.setattr(ExtractPool, "start", started)
+        monkeypatch.setattr(server, "_respond", answer)
+
+    def _ready(self) -> bool:
+        return bool(self.pools) and self.pools[-1].ready == self.pools[-1].processes
 
 
-def _slow_robots_site(tmp_path: Path, serve_site: Callable[[Path], SiteServer]) -> SiteServer:
+def _site(tmp_path: Path, serve_site: Callable[[Path], SiteServer]) -> SiteServer:
     root = tmp_path / "site"
     shutil.copytree(SITES / "basic", root)
-    routes = json.loads((root / "_routes.json").read_text("utf-8"))
-    routes["/robots.txt"] = {"file": "robots.txt", "delay": ROBOTS_DELAY}
-    (root / "_routes.json").write_text(json.dumps(routes), "utf-8")
     return serve_site(root)
 
 
@@ -80,16 +119,18 @@ def _pages(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 @deferred_f_from_coro_f
 async def test_rows_are_the_same_when_workers_extract_the_pages(
-    tmp_path: Path, serve_site: Callable[[Path], SiteServer]
+    tmp_path: Path, serve_site: Callable[[Path], SiteServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await _warm_up()
-    site = _slow_robots_site(tmp_path, serve_site)
+    site = _site(tmp_path, serve_site)
+    robots = RobotsWhenReady(site, monkeypatch)
     here, here_stats = await crawl_with_stats(
         tmp_path / "here", {**CHUNKED, "WEBMD_EXTRACT_PROCESSES": 0}, start=site.url("/")
     )
+    robots.hold = True
     pooled, stats = await crawl_with_stats(
         tmp_path / "pool", {**CHUNKED, "WEBMD_EXTRACT_PROCESSES": 1}, start=site.url("/")
     )
+    assert (robots.held, robots.gave_up) == (1, 0)
     assert here_stats.get("webmd/extractions_in_workers") is None
     # the worker took the pages (on a busy machine a few small ones may still be
     # converted in the crawl process while the worker's queue is full: 9 of 11 once)
@@ -101,11 +142,15 @@ async def test_rows_are_the_same_when_workers_extract_the_pages(
 
 @deferred_f_from_coro_f
 async def test_a_killed_worker_loses_no_page(
-    tmp_path: Path, serve_site: Callable[[Path], SiteServer], caplog: pytest.LogCaptureFixture
+    tmp_path: Path,
+    serve_site: Callable[[Path], SiteServer],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    await _warm_up()
-    site = _slow_robots_site(tmp_path, serve_site)
+    site = _site(tmp_path, serve_site)
+    robots = RobotsWhenReady(site, monkeypatch)
     here, _ = await crawl_with_stats(tmp_path / "here", CHUNKED, start=site.url("/"))
+    robots.hold = True
 
     out = tmp_path / "pool.jsonl"
     settings = {**CHUNKED, "WEBMD_EXTRACT_PROCESSES": 1, "FEEDS": {str(out): {"format": "jsonl"}}}
@@ -124,6 +169,7 @@ async def test_a_killed_worker_loses_no_page(
 
     crawler.signals.connect(kill_workers, signal=signals.response_received)
     await runner.crawl(crawler, start=site.url("/"))
+    assert (robots.held, robots.gave_up) == (1, 0)
     assert killed, "the worker was never ready"
     assert _pages(read_rows(out)) == _pages(here)
     assert "extraction process webmd-extract-1 stopped" in caplog.text
@@ -157,15 +203,13 @@ async def test_a_dead_worker_is_replaced_a_bounded_number_of_times() -> None:
         for round_ in range(RESTARTS_PER_WORKER + 1):
             (worker,) = pool.workers
             os.kill(worker.process.pid, signal.SIGKILL)
-            deadline = time.monotonic() + 60
-            while worker in pool.workers:  # the loop notices the end of its result pipe
-                assert time.monotonic() < deadline, "the dead worker was never noticed"
-                await asyncio.sleep(0.02)
+            # the loop notices the end of its result pipe
+            await _until(
+                lambda w=worker: w not in pool.workers, "the dead worker was never noticed"
+            )
             if round_ == RESTARTS_PER_WORKER:
                 break
-            while pool.ready < 1:
-                assert time.monotonic() < deadline, "no replacement got ready"
-                await asyncio.sleep(0.02)
+            await _until(lambda: pool.ready >= 1, "no replacement got ready")
             (replacement,) = pool.workers
             assert replacement.process.pid != worker.process.pid
             future = pool.submit(body, "http://example.com/", "utf-8")
@@ -265,27 +309,32 @@ def test_ctrl_c_stops_the_crawl_and_its_workers(
         text=True,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 30
     workers: set[int] = set()
-    while len(workers) < 2 and time.monotonic() < deadline:  # the 2 workers
-        time.sleep(0.1)
-        workers = _descendants(process.pid)
-    assert len(workers) >= 2, "the extraction processes never started"
-    time.sleep(0.5)
+
+    def started() -> bool:  # the 2 workers
+        workers.update(_descendants(process.pid))
+        return len(workers) >= 2
+
+    assert _poll(started), "the extraction processes never started"
+    # Ctrl-C once the crawl is under way: a page answered (40 pages of 0.3 s each, two at
+    # a time, are left), polled for rather than slept for
+    assert _poll(lambda: any(r.path.startswith("/p") for r in site.requests)), "no page asked"
     os.killpg(process.pid, signal.SIGINT)
     log, _ = process.communicate(timeout=30)
     assert process.returncode == 0, log
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
     rows = read_rows(out)
     assert any(r["row_type"] == "site" and r["stop_reason"] == "shutdown" for r in rows)
-    time.sleep(0.5)
+    # the crawl waited for its workers (reaped them) before it exited: none is left now,
+    # not after a pause
     alive = {pid for pid in workers if _running(pid)}
     assert not alive, f"processes left after the crawl: {alive}"
 
 
 @deferred_f_from_coro_f
-async def test_unchanged_pages_extracted_in_a_worker_carry_no_content(tmp_path: Path) -> None:
-    await _warm_up()
+async def test_unchanged_pages_extracted_in_a_worker_carry_no_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "site"
     root.mkdir()
     pages = [f"/p{n}.html" for n in range(4)]
@@ -293,7 +342,7 @@ async def test_unchanged_pages_extracted_in_a_worker_carry_no_content(tmp_path: 
     for page in pages:
         (root / page.lstrip("/")).write_text(prose_page(page), "utf-8")
     robots = {"body": "User-agent: *\nAllow: /\n", "content_type": "text/plain"}
-    routes = {"/robots.txt": {**robots, "delay": ROBOTS_DELAY}}
+    routes = {"/robots.txt": robots}
     (root / "_routes.json").write_text(json.dumps(routes), "utf-8")
     settings = {
         **CHUNKED,
@@ -303,8 +352,11 @@ async def test_unchanged_pages_extracted_in_a_worker_carry_no_content(tmp_path: 
     }
     # without validators every page is fetched and extracted again: the hash decides
     with SiteServer(root, validators=False) as server:
+        held = RobotsWhenReady(server, monkeypatch)
+        held.hold = True
         first, _ = await crawl_with_stats(tmp_path, settings, start=server.url("/"))
         second, stats = await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    assert (held.held, held.gave_up) == (2, 0)
     assert stats["webmd/extractions_in_workers"] == stats["webmd/extractions"] == 5
     assert {r["change"] for r in first if r["row_type"] == "page"} == {"new"}
     assert all(r["chunks"] for r in first if r["row_type"] == "page")

@@ -40,6 +40,7 @@ from webmd_spider.state.redis_store import (
 )
 from webmd_spider.state.store import (
     COMMIT_EVERY,
+    COMMIT_INTERVAL,
     LOCK_POLL,
     PageState,
     StateLockedError,
@@ -85,10 +86,20 @@ class Waits:
     """How an opener waited for a held lock, counted rather than timed (issue 16: the
     suite must hold on a busy machine): the sleeps the SQLite and Redis backends asked
     for between two tries (seconds), and for each wait of the memory backend on its
-    condition whether a release ended it (True) or its timeout did (False)."""
+    condition whether a release ended it (True) or its timeout did (False).
+
+    ``at_first_wait``, when set, runs once, as the first wait begins: a holder let go
+    while the opener waits, by order rather than after a timer. Before a sleep it runs
+    in the opener's thread; before the memory backend's wait in a thread of its own,
+    which takes the condition once the wait has let go of it."""
 
     sleeps: list[float] = dataclasses.field(default_factory=list)
     woken: list[bool] = dataclasses.field(default_factory=list)
+    at_first_wait: Callable[[], object] | None = None
+
+    def first_wait(self) -> Callable[[], object] | None:
+        action, self.at_first_wait = self.at_first_wait, None
+        return action
 
 
 @pytest.fixture
@@ -98,6 +109,9 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
     real_sleep = time.sleep
 
     def sleep(seconds: float) -> None:
+        action = seen.first_wait()
+        if action is not None:
+            action()
         seen.sleeps.append(seconds)
         real_sleep(seconds)
 
@@ -109,12 +123,59 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
     real_wait = condition.wait
 
     def wait(timeout: float | None = None) -> bool:
+        action = seen.first_wait()
+        if action is not None:
+            threading.Thread(target=action, daemon=True).start()
         woken = real_wait(timeout)
         seen.woken.append(woken)
         return woken
 
     monkeypatch.setattr(condition, "wait", wait)
     return seen
+
+
+@dataclasses.dataclass
+class StoreClock:
+    """The state store modules' monotonic clock, moved only by the test (``advance``)
+    and by the waits the stores ask for (each recorded in ``slept``, none slept for
+    real): what a store does after so many seconds of its own clock, with no machine's
+    speed in it (issue 35: no clock in tests)."""
+
+    now: float = 1000.0
+    slept: list[float] = dataclasses.field(default_factory=list)
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        if len(self.slept) > 10_000:
+            raise RuntimeError("the store waits and waits: past its own timeout")
+        self.now += seconds
+
+
+@pytest.fixture
+def store_clock(monkeypatch: pytest.MonkeyPatch) -> StoreClock:
+    """Give the state store modules a :class:`StoreClock` (the memory backend's wait on
+    its condition waits out its timeout on that clock)."""
+    clock = StoreClock()
+    fake = types.SimpleNamespace(**vars(time))
+    fake.monotonic = clock.monotonic
+    fake.sleep = clock.sleep
+    for module in (state_store, state_store_redis):
+        monkeypatch.setattr(module, "time", fake)
+    condition = state_store._MEMORY_COND
+    real_wait = condition.wait
+
+    def wait(timeout: float | None = None) -> bool:
+        clock.sleep(timeout or 0.0)
+        return real_wait(0)  # a release that came meanwhile still wakes it
+
+    monkeypatch.setattr(condition, "wait", wait)
+    return clock
 
 
 @pytest.fixture(autouse=True)
@@ -367,37 +428,27 @@ def test_a_held_job_is_locked_other_jobs_are_not(opener: Opener) -> None:
 def test_lock_timeout_waits_for_the_holder(opener: Opener, backend: str, waits: Waits) -> None:
     first = opener()
     first.put(full_state())
-    released: list[float] = []
-
-    def release() -> None:
-        first.close()
-        released.append(time.monotonic())
-
-    timer = threading.Timer(0.3, release)
-    start = time.monotonic()
-    timer.start()
-    try:
-        second = opener(lock_timeout=5)
-    finally:
-        timer.join()
+    waits.at_first_wait = first.close  # the holder lets go while the second one waits
+    second = opener(lock_timeout=60)  # generous: only a hang would reach it
     assert second.get(full_state().url) == full_state()  # sees what the first wrote
-    # it took the lock when the holder let it go, not at its own deadline (5 s): shown
-    # by how it waited, not by how long (issue 16). The memory backend's waits were all
-    # ended by the release; the others poll, and the sleeps they asked for add up to at
-    # most the time the lock was held plus one poll (every try but the last failed while
-    # it was held, and a sleep lasts at least what was asked)
+    # it took the lock when the holder let it go, not at its own deadline: shown by how
+    # it waited, counted, not by how long (issues 16, 35). The memory backend's one wait
+    # was ended by the release; the others took the lock at the first try after it.
     if backend == "memory":
-        assert waits.woken and all(waits.woken), waits.woken
+        assert waits.woken == [True]
     else:
-        assert waits.sleeps and sum(waits.sleeps) <= released[0] - start + LOCK_POLL
+        assert len(waits.sleeps) == 1, waits.sleeps
 
 
-def test_lock_timeout_expires(opener: Opener) -> None:
+def test_lock_timeout_expires(opener: Opener, backend: str, store_clock: StoreClock) -> None:
     opener()
-    start = time.monotonic()
     with pytest.raises(StateLockedError):
         opener(lock_timeout=0.2)
-    assert time.monotonic() - start >= 0.19
+    # it gave up when its own clock said the 0.2 s were over, not before: the waits it
+    # asked for (polls of LOCK_POLL; the memory backend's one wait) add up to the timeout
+    assert store_clock.slept and sum(store_clock.slept) == pytest.approx(0.2)
+    if backend != "memory":
+        assert max(store_clock.slept) <= LOCK_POLL
 
 
 def test_invalid_job_name_is_refused(backend: str, state_dir: Path) -> None:
@@ -1006,35 +1057,58 @@ def test_redis_lock_names_the_holder_and_close_releases_it(
     redis_store().close()  # free again
 
 
+LOCK = "webmd:state:job:lock"
+#: Before each step of the renewal tests the lock's life on Redis is cut to half its TTL
+#: (ms): a renewal shows as a life above it again (Redis's clock only shortens it).
+HALF_LIFE = 30_000
+
+
+def _renewed(rclient: redis.Redis, step: Callable[[], object]) -> bool:
+    """Whether ``step`` renewed the lock (see HALF_LIFE)."""
+    rclient.pexpire(LOCK, HALF_LIFE)
+    step()
+    return int(rclient.pttl(LOCK)) > HALF_LIFE
+
+
 def test_redis_lock_ttl_is_renewed_while_writes_happen(
-    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+    redis_store: Callable[..., RedisStateStore],
+    rclient: redis.Redis,
+    store_clock: StoreClock,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store = redis_store(lock_ttl=0.6)  # shorter than COMMIT_INTERVAL: renewed on its own
-    holder = rclient.get("webmd:state:job:lock")
+    # renewed on its own, not only by a commit's interval (none here); counted on the
+    # store's clock, a sixth of the TTL a write, never timed (issue 35)
+    monkeypatch.setattr(state_store_redis, "COMMIT_INTERVAL", float("inf"))
+    store = redis_store(lock_ttl=60)
+    holder = rclient.get(LOCK)
     assert holder is not None
-    deadline = time.monotonic() + 1.5  # 2.5 TTLs
-    i = 0
-    while time.monotonic() < deadline:
-        store.put(full_state(f"https://example.com/{i}"))
-        i += 1
-        assert rclient.get("webmd:state:job:lock") == holder  # never lapses
-        time.sleep(0.02)
-    assert 0 < rclient.pttl("webmd:state:job:lock") <= 600
+    renewed = []
+    for i in range(12):
+        store_clock.advance(10)
+        renewed.append(
+            _renewed(rclient, lambda i=i: store.put(full_state(f"https://example.com/{i}")))
+        )
+        assert rclient.get(LOCK) == holder  # never lapses, never taken over
+    # once a third of its TTL has passed since the last renewal: every second write
+    assert renewed == [False, True] * 6
+    assert HALF_LIFE < rclient.pttl(LOCK) <= 60_000
     with pytest.raises(StateLockedError):
         redis_store()
     store.close()
-    assert redis_store().count() == i
+    assert redis_store().count() == 12
 
 
 def test_redis_lock_ttl_is_renewed_while_a_store_only_reads(
-    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis, store_clock: StoreClock
 ) -> None:
-    store = redis_store(lock_ttl=0.4)
-    deadline = time.monotonic() + 1.2
-    while time.monotonic() < deadline:
-        assert store.get(full_state().url) is None
-        assert store.exclusive and rclient.exists("webmd:state:job:lock") == 1
-        time.sleep(0.02)
+    store = redis_store(lock_ttl=60)
+    holder = rclient.get(LOCK)
+    renewed = []
+    for _ in range(12):
+        store_clock.advance(10)
+        renewed.append(_renewed(rclient, lambda: store.get(full_state().url)))
+        assert store.exclusive and rclient.get(LOCK) == holder
+    assert renewed == [False, True] * 6
     with pytest.raises(StateLockedError):
         redis_store()
 
@@ -1157,7 +1231,7 @@ def test_redis_shared_stores_open_concurrently_and_see_each_others_writes(
 
 
 def test_redis_writes_are_batched_in_pipelines(
-    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis
+    redis_store: Callable[..., RedisStateStore], rclient: redis.Redis, store_clock: StoreClock
 ) -> None:
     store = redis_store()
     for i in range(5):
@@ -1175,7 +1249,7 @@ def test_redis_writes_are_batched_in_pipelines(
     store.put(full_state("https://example.com/batch/last"))  # the 200th write sends
     assert rclient.hlen("webmd:state:job:pages") == 5 + COMMIT_EVERY
     store.put(full_state("https://example.com/later"))
-    time.sleep(1.05)
+    store_clock.advance(COMMIT_INTERVAL)  # on the store's clock, not slept (issue 35)
     store.put(full_state("https://example.com/after-a-second"))  # a second passed: sends
     assert rclient.hlen("webmd:state:job:pages") == 5 + COMMIT_EVERY + 2
 
