@@ -65,7 +65,8 @@ def chunk_hash(markdown: str) -> str:
 
 def record_hash(record: Mapping[str, Any]) -> str:
     """``sha256:<hex>`` of everything an upsert carries but its time: the Markdown, the
-    heading path, the offsets, the title and the URL it cites. Equal hashes, equal
+    heading path, the offsets, the title, the URL it cites and whether its page is
+    index-like. Equal hashes, equal
     records: a chunk that only moved (an edit above it shifts its offsets) is upserted
     again (its vector is reused: the store keys vectors by their text), so a store fed
     the feed equals a fresh build in every field."""
@@ -76,6 +77,7 @@ def record_hash(record: Mapping[str, Any]) -> str:
         record.get("char_end"),
         record.get("title"),
         record.get("fragment"),
+        bool(record.get("index_like")),
     )
     payload = "\0".join("" if p is None else str(p) for p in parts)
     return "sha256:" + hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
@@ -156,12 +158,15 @@ def page_changes(
     title: str | None,
     crawled_at: str,
     headings: Sequence[Mapping[str, Any]] = (),
+    index_like: bool = False,
 ) -> list[dict[str, Any]]:
     """The changes that take a store from `previous` (chunk_id -> content_hash held for
     the page) to the page's `chunks` (the row's ``chunks`` entries): deletes first (ids
     held and no longer among the chunks, in id order), then upserts (new ids, or ids
-    whose Markdown hash differs) in page order. Equal sets give []. `headings` (the
-    row's, with their ``anchor``) give each upsert's ``fragment`` its anchor."""
+    whose record differs: ``record_hash``) in page order. Equal sets give []. `headings`
+    (the row's, with their ``anchor``) give each upsert's ``fragment`` its anchor;
+    `index_like` (a generated index, a listing: ``rows/index_pages.py``) is carried on
+    each upsert, for a store to rank such pages below the ones that treat a topic."""
     changes: list[dict[str, Any]] = []
     current = {str(chunk["chunk_id"]) for chunk in chunks}
     for chunk_id in sorted(set(previous) - current):
@@ -183,6 +188,7 @@ def page_changes(
             "markdown": markdown,
             "char_start": int(chunk.get("char_start") or 0),
             "char_end": int(chunk.get("char_end") or 0),
+            "index_like": index_like,
         }
         digest = record_hash(record)
         if previous.get(chunk_id) == digest:

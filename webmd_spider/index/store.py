@@ -109,6 +109,14 @@ RRF_K = 60
 BM25_WEIGHTS = (2.0, 4.0, 1.0)
 #: The longest snippet returned with a hit (characters, ellipses included).
 SNIPPET_CHARS = 240
+#: A chunk of an index-like page (a change record's ``index_like``: a generated index,
+#: a listing, a tag page; ``rows/index_pages.py``) has its score multiplied by this:
+#: its chunks are dense lists of exactly the names users search, and would otherwise
+#: come first for every name while the page that treats it comes after.
+INDEX_LIKE_BOOST = 0.5
+#: Chunks of one page a search returns at most (None: no limit): a page's five chunks
+#: on a topic would otherwise push every other page out of a short result list.
+DEFAULT_PER_PAGE = 2
 #: Query words sent to FTS5 at most (a long query's OR of hundreds of words is slow and
 #: says no more than its first words).
 MAX_QUERY_TERMS = 64
@@ -142,7 +150,8 @@ create table chunks (
     char_end integer not null,
     content_hash text not null,
     crawled_at text not null,
-    vector_key text not null
+    vector_key text not null,
+    boost real not null default 1.0
 );
 create index chunks_url on chunks (url);
 create index chunks_vector_key on chunks (vector_key);
@@ -177,7 +186,7 @@ create table pages (url text primary key, content_hash text not null) without ro
 
 _CHUNK_COLUMNS = (
     "chunk_id, url, title, heading_path, heading_path_text, fragment, text, markdown, "
-    "char_start, char_end, content_hash, crawled_at, vector_key"
+    "char_start, char_end, content_hash, crawled_at, vector_key, boost"
 )
 
 
@@ -771,16 +780,18 @@ class SearchIndex:
                 record["content_hash"],
                 str(record.get("crawled_at") or ""),
                 keys[chunk_id],
+                INDEX_LIKE_BOOST if record.get("index_like") else 1.0,
             )
             db.execute(
-                f"insert into chunks ({_CHUNK_COLUMNS}) values ({', '.join('?' * 13)}) "
+                f"insert into chunks ({_CHUNK_COLUMNS}) values ({', '.join('?' * 14)}) "
                 "on conflict (chunk_id) do update set url = excluded.url, "
                 "title = excluded.title, heading_path = excluded.heading_path, "
                 "heading_path_text = excluded.heading_path_text, "
                 "fragment = excluded.fragment, text = excluded.text, "
                 "markdown = excluded.markdown, char_start = excluded.char_start, "
                 "char_end = excluded.char_end, content_hash = excluded.content_hash, "
-                "crawled_at = excluded.crawled_at, vector_key = excluded.vector_key",
+                "crawled_at = excluded.crawled_at, vector_key = excluded.vector_key, "
+                "boost = excluded.boost",
                 row,
             )
             report.upserted += 1
@@ -823,11 +834,19 @@ class SearchIndex:
                 )
 
     # -- searching ----------------------------------------------------------------
-    def search(self, query: str, k: int = 10, mode: str = "hybrid") -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: str = "hybrid",
+        per_page: int | None = DEFAULT_PER_PAGE,
+    ) -> list[Hit]:
         """The ``k`` best chunks for ``query`` in ``mode`` (``hybrid``, ``keyword`` or
-        ``vector``), best first. Raises ValueError for an empty or too long query, a
-        ``k`` outside 1..MAX_K or an unknown mode; IndexStoreError when a mode needs an
-        embedder the index was opened without, or the embedder fails on the query."""
+        ``vector``), best first, at most ``per_page`` of one page (None: no limit); a
+        chunk of an index-like page scores INDEX_LIKE_BOOST of itself. Raises ValueError
+        for an empty or too long query, a ``k`` outside 1..MAX_K or an unknown mode;
+        IndexStoreError when a mode needs an embedder the index was opened without, or
+        the embedder fails on the query."""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("the query is empty")
         if len(query) > MAX_QUERY_CHARS:
@@ -850,12 +869,22 @@ class SearchIndex:
             # whatever a writer commits meanwhile.
             db.execute("begin")
             try:
-                ranked = self._ranked(query, terms, k, mode)
-                hits = self._hits(ranked, terms)
+                depth = max(50, 5 * k)
+                ranked = self._ranked(query, terms, depth, mode)
+                hits = self._hits(self._boosted(ranked), terms)
             finally:
                 db.execute("commit")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
+        if per_page is not None and per_page > 0:
+            counts: dict[str, int] = {}
+            kept: list[Hit] = []
+            for hit in hits:
+                seen = counts.get(hit.url, 0)
+                if seen < per_page:
+                    counts[hit.url] = seen + 1
+                    kept.append(hit)
+            hits = kept
         return hits[:k]
 
     def _ranked(self, query: str, terms: list[str], k: int, mode: str) -> list[tuple[int, float]]:
@@ -870,6 +899,28 @@ class SearchIndex:
                 fused[row_id] = fused.get(row_id, 0.0) + 1.0 / (RRF_K + rank)
         ordered = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
         return ordered[:k]
+
+    def _boosted(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """`ranked` with each chunk's score times its boost, re-sorted (a boost below 1
+        demotes; scores of one mode share a sign, so the order is kept otherwise)."""
+        if not ranked:
+            return ranked
+        marks = ",".join("?" * len(ranked))
+        boosts = dict(
+            self._db().execute(
+                f"select id, boost from chunks where id in ({marks}) and boost != 1.0",
+                [row_id for row_id, _ in ranked],
+            )
+        )
+        if not boosts:
+            return ranked
+        scored = [
+            (row_id, score * boosts[row_id] if score > 0 else score / boosts[row_id])
+            if row_id in boosts
+            else (row_id, score)
+            for row_id, score in ranked
+        ]
+        return sorted(scored, key=lambda item: (-item[1], item[0]))
 
     def _keyword(self, terms: list[str], limit: int) -> list[tuple[int, float]]:
         """(chunk row id, -bm25) of the best ``limit`` chunks, best first."""

@@ -95,6 +95,7 @@ class ChunkSync:
         title: str | None,
         crawled_at: str,
         headings: Sequence[Mapping[str, Any]] = (),
+        index_like: bool = False,
     ) -> int:
         """A page row with content (new or changed): its chunks against what the target
         holds for `url` (the chunks' URL). `keys` are the page's state keys (its URL as
@@ -108,6 +109,7 @@ class ChunkSync:
             title=title,
             crawled_at=crawled_at,
             headings=headings,
+            index_like=index_like,
         )
         return self._add(url, changes, dict.fromkeys(keys, content_hash))
 

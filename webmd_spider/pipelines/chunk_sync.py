@@ -24,6 +24,7 @@ from scrapy.crawler import Crawler
 
 from webmd_spider.index.sync import ChunkSync
 from webmd_spider.items import Row
+from webmd_spider.rows.index_pages import index_like_row
 from webmd_spider.run_context import run_context
 from webmd_spider.urls import canonicalize
 
@@ -76,6 +77,7 @@ class ChunkSyncPipeline:
                 item.title,
                 item.scraped_at,
                 item.headings or (),
+                index_like_row(item),
             )
         elif item.row_type == "page" and item.change in _CONTENT_CHANGES:
             # a page with no text left (its chunks are none): what the target held goes
