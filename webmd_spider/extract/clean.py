@@ -7,7 +7,9 @@ hold real content (the other languages of a code sample, say): they stay and
 carry their tab's visible name in ``TAB_LABEL_ATTR`` for the converter. A tab
 group found by its strip (``role=tablist``, or CSS-only radio tabs) labels every
 panel, hidden or not, and its strip goes. A task list's checkbox leaves "[x] " or
-"[ ] "; a caption beside a code block that only names its language goes.
+"[ ] "; a caption beside a code block that only names its language goes. Each formula
+becomes one ``<math>`` that stays, hidden or not (MathJax 2's TeX script, the MathML of
+KaTeX, MathJax 3 and MediaWiki), and its rendered copies and fallback images go.
 
 What a browser shows although it looks hidden or inert stays: ``<html>`` and
 ``<body>`` (hidden only until a script reveals the page), the collapsed panel of a
@@ -159,6 +161,11 @@ def remove_never_content(
     _remove_comments(nodes)
     if shadow_roots:
         _open_shadow_roots(shadow_roots)
+    # before the scripts go (MathJax 2 keeps a formula's TeX in one) and before what is
+    # hidden is judged (MediaWiki hides its MathML): each formula becomes one <math>
+    scripts = [e for e in dropped if e.tag == "script" and _math_script(e)]
+    if maths or scripts:
+        maths = _one_math_per_formula(maths, scripts, audit)
     hidden = [e for e in _hidden_elements(root) if e is not root]
     panels = [e for e in hidden if is_tab_panel(e)]
     targets = _TabTargets(root)  # built on first use, shared by both tab rules
@@ -178,7 +185,7 @@ def remove_never_content(
     # its words are not the text's (a Doxygen "Definition: file.h:12")
     tips = (r.getparent() for r in roles if r.strip().lower() == v.TOOLTIP_ROLE)
     _drop_all(tips, audit, "widget")
-    kept = grouped | _math_sources(maths, hidden) if maths and v.KEEP_HIDDEN_MATH else grouped
+    kept = grouped | _math_sources(maths, hidden, audit) if maths else grouped
     if hidden:
         kept = kept | _disclosed_panels(root, hidden)
     hiding = [e for e in hidden if not is_tab_panel(e) and e not in kept]
@@ -778,20 +785,120 @@ def _radio_tab_strips(
     return found
 
 
+def _math_script(script: lxml.html.HtmlElement) -> bool:
+    """A ``<script type="math/tex">`` (or ``math/mml``): MathJax 2's source of a formula."""
+    kind = (script.get("type") or "").split(";", 1)[0].strip().lower()
+    return kind in (v.MATH_TEX_SCRIPT, v.MATH_MML_SCRIPT)
+
+
+def _one_math_per_formula(
+    maths: list[lxml.html.HtmlElement],
+    scripts: list[lxml.html.HtmlElement],
+    audit: LossAudit | None,
+) -> list[lxml.html.HtmlElement]:
+    """Each formula of the page as one ``<math>`` where it stands; the ``<math>`` elements.
+
+    Math is content (docs/EXTRACTION.md, "Math"), and a page writes a formula twice or
+    three times: its source for machines and a rendering for eyes. MathJax 2's
+    ``<script type="math/tex">`` becomes a ``<math alttext="TeX">`` (``display="block"``
+    for ``mode=display``) and its renderings before it go (`v.MATHJAX2_RENDERING_CLASSES`);
+    the wrappers of KaTeX, MathJax 3 and MediaWiki around a ``<math>`` (`v.MATH_WRAPPERS`)
+    are replaced by that ``<math>``, with their rendered copy and fallback image, and a
+    wrapper of display math marks it ``display="block"``.
+    """
+    gone: set[lxml.html.HtmlElement] = set()
+    formulas: list[lxml.html.HtmlElement] = []
+    for script in scripts:
+        math = _script_math(script)
+        parent = script.getparent()
+        if math is None or parent is None:
+            continue
+        before = script.getprevious()
+        while (
+            before is not None
+            and not (before.tail or "").strip()
+            and not v.MATHJAX2_RENDERING_CLASSES.isdisjoint(_classes(before))
+        ):
+            gone.add(before)
+            earlier = before.getprevious()
+            _drop_all((before,), audit, "math-copy")
+            before = earlier
+        math.tail = script.tail
+        parent.replace(script, math)
+        formulas.append(math)
+    for math in maths:
+        if gone and any(a in gone for a in math.iterancestors()):
+            continue  # the MathML of a MathJax 2 rendering that went
+        _unwrap_math(math, audit)
+        formulas.append(math)
+    return formulas
+
+
+def _script_math(script: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    """The ``<math>`` a MathJax 2 script stands for, or None (an empty one)."""
+    kind = (script.get("type") or "").lower()
+    source = (script.text or "").strip()
+    if not source:
+        return None
+    if kind.split(";", 1)[0].strip() == v.MATH_MML_SCRIPT:
+        try:
+            parsed = lxml.html.fragment_fromstring(source)
+        except (etree.ParserError, ValueError):
+            return None
+        found = next(parsed.iter("math"), None)
+        return found if isinstance(found, lxml.html.HtmlElement) else None
+    math = lxml.html.Element("math", alttext=source)
+    math.text = source  # the formula's words, for the rules that weigh text
+    if v.MATH_DISPLAY_MODE in kind.replace(" ", ""):
+        math.set("display", "block")
+    return math
+
+
+def _unwrap_math(math: lxml.html.HtmlElement, audit: LossAudit | None) -> None:
+    """Replace the outermost KaTeX / MathJax 3 / MediaWiki wrapper of `math` (a chain of
+    `v.MATH_WRAPPERS` from it up, holding no other formula) with `math` itself."""
+    top = None
+    display = False
+    for element in math.iterancestors():
+        classes = _classes(element)
+        marks = [
+            block
+            for tag, word, block in v.MATH_WRAPPERS
+            if (not tag or element.tag == tag) and (not word or word in classes)
+        ]
+        if not marks:
+            break
+        top = element
+        shown = (element.get("display") or "").lower() in ("true", "block")
+        display = display or any(marks) or shown
+    if top is None or top.getparent() is None or sum(1 for _ in top.iter("math")) > 1:
+        return
+    math.tail = None
+    top.addprevious(math)
+    _drop_all((top,), audit, "math-copy")
+    if display:
+        math.set("display", "block")
+
+
 def _math_sources(
-    maths: list[lxml.html.HtmlElement], hidden: list[lxml.html.HtmlElement]
+    maths: list[lxml.html.HtmlElement],
+    hidden: list[lxml.html.HtmlElement],
+    audit: LossAudit | None = None,
 ) -> set[lxml.html.HtmlElement]:
     """The hidden elements to keep for MathML; the formula's fallback images go instead.
 
-    A ``<math>`` is the formula's source (MediaWiki hides it in a ``display:none`` span
-    next to an ``aria-hidden`` image): the converter writes its TeX (``alttext``), so it
-    stays, with the hidden wrappers around it that hold nothing else, and an image of the
-    same formula would say it twice. Inside a hidden element holding more (a closed
-    dialog) it goes with that element, and its image stays.
+    A ``<math>`` is the formula's source (a page can hide it in a ``display:none`` span
+    next to an ``aria-hidden`` image): the converter writes its TeX, so it stays, with the
+    hidden wrappers around it that hold nothing else, and an image of the same formula
+    would say it twice. Inside a hidden element holding more (a closed dialog) it goes
+    with that element, and its image stays.
     """
     hiding = set(hidden)
     only: dict[lxml.html.HtmlElement, bool] = {}  # a wrapper can hold many formulas
     kept: set[lxml.html.HtmlElement] = set()
+    # the images around each formula, read once per element around (a paragraph can hold
+    # hundreds of formulas)
+    images: dict[lxml.html.HtmlElement, tuple[list[Any], dict[str, list[Any]]]] = {}
     for math in maths:
         spared = [math] if math in hiding else []
         for element in math.iterancestors():
@@ -804,7 +911,7 @@ def _math_sources(
             spared.append(element)
         else:
             kept.update(spared)
-            _drop_math_images(math, spared[-1] if spared else math)
+            _drop_math_images(math, spared[-1] if spared else math, images, audit)
     return kept
 
 
@@ -814,21 +921,44 @@ def _only_math(element: lxml.html.HtmlElement) -> bool:
     return _SPACES.sub("", str(_STRING(element))) == _SPACES.sub("", inside)
 
 
-def _drop_math_images(math: lxml.html.HtmlElement, top: lxml.html.HtmlElement) -> None:
+def _drop_math_images(
+    math: lxml.html.HtmlElement,
+    top: lxml.html.HtmlElement,
+    images: dict[lxml.html.HtmlElement, tuple[list[Any], dict[str, list[Any]]]],
+    audit: LossAudit | None = None,
+) -> None:
     """The images of this formula beside it: in the element around `top`, its outermost
-    kept wrapper, one with the formula's TeX as alt or a MediaWiki fallback class."""
+    kept wrapper, one with the formula's TeX as alt or a MediaWiki fallback class.
+    `images` caches the images of each element around a formula, read once: (those of a
+    fallback class, the others by their alt without whitespace)."""
     alttext = _SPACES.sub("", math.get("alttext") or "")
     around = top.getparent()
     # up through wrappers of the formula alone (<span class="mwe-math-mathml-inline">)
-    while around is not None and len(around) == 1 and not _words_beside(around[0]):
+    while around is not None and _single_child(around) and not _words_beside(around[0]):
         around = around.getparent()
     if around is None:
         return
-    for image in list(around.iter("img")):
-        classes = image.get("class") or ""
-        fallback = any(c.startswith(v.MATH_FALLBACK_IMAGE_CLASS) for c in classes.split())
-        if fallback or (alttext and _SPACES.sub("", image.get("alt") or "") == alttext):
-            image.drop_tree()
+    if around not in images:
+        fallbacks: list[Any] = []
+        by_alt: dict[str, list[Any]] = {}
+        for image in around.iter("img"):
+            classes = (image.get("class") or "").split()
+            if any(c.startswith(v.MATH_FALLBACK_IMAGE_CLASS) for c in classes):
+                fallbacks.append(image)
+            else:
+                by_alt.setdefault(_SPACES.sub("", image.get("alt") or ""), []).append(image)
+        images[around] = (fallbacks, by_alt)
+    fallbacks, by_alt = images[around]
+    same = by_alt.pop(alttext, []) if alttext else []
+    _drop_all((*fallbacks, *same), audit, "math-copy")
+    fallbacks.clear()
+
+
+def _single_child(element: lxml.html.HtmlElement) -> bool:
+    """`element` has one child (without counting them all, as ``len`` does: a paragraph
+    can hold thousands of formulas)."""
+    first = next(element.iterchildren(), None)
+    return first is not None and first.getnext() is None
 
 
 def _words_beside(child: lxml.html.HtmlElement) -> bool:

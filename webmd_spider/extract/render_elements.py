@@ -3,7 +3,7 @@ and the tests of an element's shape that change how it renders: a ``<dl>`` that 
 tree of links (rendered as the nested list it is), a list that lays out sections
 (rendered as plain blocks), a ``<dt>`` / ``<summary>`` holding a heading, a
 ``<code>`` that is its parent's only content (a code block), an inline ``display``
-style on a block element.
+style on a block element; the TeX of a ``<math>`` (`math_tex`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import re
 from typing import Any
 
 from lxml import etree
+
+from webmd_spider.extract import vocabulary as v
 
 # Element categories.
 (
@@ -65,6 +67,45 @@ _SECTIONS_IN_LIST = ("h1", "h2", "h3", "h4", "section", "article")  # see `_layo
 _STRING = etree.XPath("string()")
 # An inline `display` style makes a block element (div, span-like p...) flow inline.
 _INLINE_DISPLAY = re.compile(r"display\s*:\s*(?:-[a-z]+-)?inline(?!-table)", re.I).search
+
+
+def math_tex(math: etree._Element) -> str | None:
+    """The TeX of a formula: its ``<annotation>`` in a TeX encoding (KaTeX, MediaWiki,
+    LaTeXML), else its ``alttext`` (MediaWiki, LaTeXML, and what clean.py made of MathJax
+    2's ``<script type="math/tex">``), MediaWiki's ``{\\displaystyle ...}`` around it
+    dropped; None when the page gives none."""
+    tex = ""
+    for annotation in math.iter("annotation"):
+        if (annotation.get("encoding") or "").strip().lower() in v.MATH_TEX_ENCODINGS:
+            tex = str(_STRING(annotation)).strip()
+            if tex:
+                break
+    if not tex:
+        tex = (math.get("alttext") or "").strip()
+    if not tex:
+        return None
+    wrapped = v.MATH_TEX_WRAPPER.match(tex)
+    if wrapped and _closes_at_end(tex):
+        tex = wrapped.group(1).strip() or tex
+    return tex
+
+
+def _closes_at_end(tex: str) -> bool:
+    """The brace that opens `tex` closes at its last character (``\\{`` is no brace)."""
+    depth = 0
+    escaped = False
+    for i, char in enumerate(tex):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i == len(tex) - 1
+    return False
 
 
 def _int_attr(element: etree._Element, name: str, default: int) -> int:

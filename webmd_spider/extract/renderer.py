@@ -96,6 +96,7 @@ from webmd_spider.extract.render_elements import (
     _link_tree,
     _tree_to_list,
     heading_anchor,
+    math_tex,
 )
 from webmd_spider.extract.render_links import Targets
 from webmd_spider.extract.render_tables import code_cells, pipe_table
@@ -509,11 +510,35 @@ class Renderer:
         self.box.blocks.append((f"{fence}{language}\n{code}\n{fence}", code, CODE))
 
     def _math(self, el: etree._Element) -> None:
-        text = el.get("alttext")
-        if not text:
-            annotation = next(el.iter("annotation"), None)
-            text = str(_STRING(annotation if annotation is not None else el))
-        self.box.text(f" {text} ", self.links_open > 0)
+        """A formula: its TeX raw between ``$`` (inline) or as a ``$$`` block of its own
+        (``display="block"``), in the Markdown and the text alike; without TeX, the
+        words of its MathML on a line, unmarked (they are no TeX)."""
+        tex = math_tex(el)
+        display = (el.get("display") or "").strip().lower() == "block"
+        box = self.box
+        if tex is None:
+            linear = " ".join(str(_STRING(el)).split())
+            if linear and display and not self.inline:
+                box.block_break()
+                box.text(linear, self.links_open > 0)
+                box.block_break()
+            elif linear:
+                box.text(f" {linear} ", self.links_open > 0)
+            return
+        if not display:
+            inline = f"${' '.join(tex.split())}$"
+            box.emit(inline, inline)
+            return
+        if self.inline:  # a heading or a table cell: one line, apart from its words
+            one_line = f"$${' '.join(tex.split())}$$"
+            box.sep = True
+            box.emit(one_line, one_line)
+            box.sep = True
+            return
+        lines = "\n".join(line for line in (part.strip() for part in tex.splitlines()) if line)
+        block = f"$$\n{lines}\n$$"
+        box.block_break()
+        box.blocks.append((block, block, PARA))
 
     def _render_cell(self, cell: etree._Element) -> tuple[str, str]:
         """(Markdown, text) of a table cell on one line, `|` escaped."""

@@ -106,14 +106,51 @@ TAB_PANEL_SEARCH_BUDGET = 500
 #: ``<span class="lang">sh</span>``) goes: the fence says it. Tags such a caption takes.
 CODE_CAPTION_TAGS = frozenset({"span", "div", "small", "label", "b", "strong", "em", "i"})
 CODE_CAPTION_MAX_CHARS = 20
-#: Keep a hidden ``<math>`` (MediaWiki hides its MathML in a ``display:none`` span beside an
-#: ``aria-hidden`` image) and write its TeX, dropping the image. Off: the development
-#: corpus's Wikipedia reference leaves formulas out (wikipedia-3 F1 0.894 -> 0.659 with it
-#: on), so turning it on is a product decision, not a measured gain.
-KEEP_HIDDEN_MATH = False
+#: Math is content (docs/EXTRACTION.md, "Math"): every formula is written once, as its TeX
+#: between ``$`` (inline) or ``$$`` (display) when the page holds its TeX. Script types of
+#: MathJax 2's source of a formula (``math/tex; mode=display`` for display math); a
+#: ``math/mml`` script holds MathML.
+MATH_TEX_SCRIPT = "math/tex"
+MATH_MML_SCRIPT = "math/mml"
+MATH_DISPLAY_MODE = "mode=display"
+#: ``<annotation encoding>`` values that hold the formula's TeX (KaTeX, MediaWiki, LaTeXML,
+#: MathJax's "semantics" output), lower-cased.
+MATH_TEX_ENCODINGS = frozenset(
+    {"application/x-tex", "text/x-tex", "tex", "application/x-latex", "text/x-latex", "latex"}
+)
+#: Class words (lower-cased) of MathJax 2's renderings of the formula its ``<script
+#: type="math/tex">`` holds (HTML-CSS, CommonHTML, SVG, NativeMML, PreviewHTML, and the
+#: preview shown until it runs): they are the same formula again, and go.
+MATHJAX2_RENDERING_CLASSES = frozenset(
+    {
+        *("mathjax", "mathjax_display", "mathjax_preview", "mathjax_chtml", "mjxc-display"),
+        *("mathjax_svg", "mathjax_svg_display", "mathjax_mathml", "mathjax_phtml"),
+        *("mathjax_phtml_display", "mathjax_mathcontainer", "mjx-chtml", "mathjax_svg_preview"),
+    }
+)
+#: Wrappers of one formula, innermost first, from its ``<math>`` up: each wraps the
+#: formula's MathML with its rendered copy (or its fallback image), and the outermost found
+#: is replaced by the ``<math>``. (tag or "", class word or "", wrapper marks display math).
+#: KaTeX: ``span.katex-display > span.katex > span.katex-mathml > math`` (the rendering is
+#: ``span.katex-html``); MathJax 3: ``mjx-container > mjx-assistive-mml > math`` (beside
+#: ``mjx-math``, CHTML or SVG); MediaWiki: ``span.mwe-math-element >
+#: span.mwe-math-mathml-inline|display > math`` (beside ``img.mwe-math-fallback-image-*``).
+MATH_WRAPPERS: tuple[tuple[str, str, bool], ...] = (
+    ("", "katex-mathml", False),
+    ("", "katex", False),
+    ("", "katex-display", True),
+    ("mjx-assistive-mml", "", False),
+    ("mjx-container", "", False),
+    ("", "mwe-math-mathml-inline", False),
+    ("", "mwe-math-mathml-a11y", False),
+    ("", "mwe-math-mathml-display", True),
+    ("", "mwe-math-element", False),
+)
 #: MediaWiki's image of a formula kept beside its MathML (mwe-math-fallback-image-inline,
 #: -display): the MathML's TeX is written instead.
 MATH_FALLBACK_IMAGE_CLASS = "mwe-math-fallback-image"
+#: MediaWiki writes every formula's TeX as ``{\displaystyle ...}``: the wrapper is dropped.
+MATH_TEX_WRAPPER = re.compile(r"^\{\\displaystyle\s*(.*)\}$", re.DOTALL)
 #: A checkbox opening a list item (at most this deep in it) is a task-list mark: it is
 #: written as GFM's "[x] " (checked) or "[ ] ".
 TASK_CHECKBOX_DEPTH = 3
