@@ -21,6 +21,7 @@ import pytest
 from webmd_spider.index.store import (
     MAX_K,
     MAX_QUERY_CHARS,
+    RRF_WEIGHTS,
     SNIPPET_CHARS,
     IndexLockedError,
     IndexStoreError,
@@ -516,8 +517,8 @@ def test_hybrid_fuses_both_rankings(index: SearchIndex) -> None:
     index.apply(CORPUS)
     hits = index.search("environment", k=6, mode="hybrid")
     assert {"a1", "a2"} <= set(chunk_ids(hits)[:2])
-    # RRF scores: a chunk first in both lists scores 2 / 61.
-    assert hits[0].score <= 2 / 61 + 1e-12
+    # weighted RRF: a chunk first in every list scores sum(RRF_WEIGHTS) / 61
+    assert hits[0].score <= sum(RRF_WEIGHTS) / 61 + 1e-12
     assert len(index.search("environment", k=MAX_K)) == 6
 
 

@@ -391,3 +391,30 @@ async def test_a_tree_added_to_an_existing_state_is_filled(
     )
     assert {r["change"] for r in by_type(rows, "page")} == {"unchanged"}
     assert sorted(p.name for p in out.rglob("*.md")) == ["a.md", "index.md"]
+
+
+@deferred_f_from_coro_f
+async def test_a_renamed_page_is_written_under_its_new_url_in_the_same_run(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    """The new URL is fetched first (new pages go before known ones) and its content is
+    the known old page's: refused as a copy while the old URL may still be there. The
+    old URL's 404 then makes the copy the page: it is fetched again and written, so the
+    run ends as a fresh crawl of the site would (issue 33's change feed relies on it)."""
+    site = tmp_path / "site"
+    write(site, {"index.html": article("Home", "Welcome", "/old.html")})
+    write(site, {"old.html": article("Moved", "The words of the moved page", "/")})
+    server = serve_site(site)
+    settings = incremental(tmp_path)
+    await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    write(site, {"index.html": article("Home", "Welcome", "/new.html")})
+    (site / "new.html").write_text((site / "old.html").read_text("utf-8"), "utf-8")
+    (site / "old.html").unlink()
+    # the old URL's 404 comes late: the copy is fetched and refused first
+    (site / "_routes.json").write_text(json.dumps({"/old.html": {"status": 404, "delay": 2}}))
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(tmp_path, settings, start=server.url("/"))
+    got = changes(rows, server)
+    assert got["/old.html"] == "removed" and got["/new.html"] == "new"
+    fetched = [path for path, _ in page_requests(server)]
+    assert fetched.count("/new.html") == 2  # the copy, then the page once the old one is gone

@@ -77,6 +77,9 @@ class SiteState:
     #: the sample fetched anyway: canonical -> None (no answer yet), "same" or "changed"
     lastmod_sample: dict[str, str | None] = field(default_factory=dict)
     lastmod_skipped: int = 0
+    #: an incremental run's pages refused as copies of a known page not yet re-checked:
+    #: known canonical URL -> [(url, depth, via)]; fetched again if that page is gone
+    copies_of_known: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)
     #: why this website's lastmod is not trusted (this run's evidence or an earlier run's)
     lastmod_distrust: str | None = None
     seen: set[str] = field(default_factory=set)  # canonical URLs already scheduled

@@ -223,14 +223,21 @@ class PageAnswers:
                 outcome.error_type or "", outcome.message or "", **common,
                 status_code=response.status,
             )  # fmt: skip
+            retry: list[tuple[str, int, str]] = []
             if outcome.gone and key in self.incremental.known(site.website):
                 row.change = REMOVED  # a tombstone: the page is gone and leaves the state
                 self.incremental.forget(key, site.website)
                 # a page its sitemap still dated as unchanged is gone: the dates lie
                 self.frontier.lastmod.outcome(site, key, True, response.url)
+                retry = site.copies_of_known.pop(key, [])
             self.recorder.record(row)
             self.budgets.missed(site)
             yield row
+            for url, depth, via in retry:
+                # a page refused as a copy of this one (a renamed page found before its
+                # old URL's 404): the copy is the page now, fetched again and written
+                request = self.frontier.page_request(site, url, canonicalize(url), depth, via)
+                yield request.replace(dont_filter=True)
             return
         if isinstance(work, PageWork):
             self._inc_stat("webmd/extractions_in_workers")
@@ -314,6 +321,12 @@ class PageAnswers:
             if earlier is None and meta["webmd_via"] != "input":
                 # the same text with other link targets (dir/ and dir/index.html)
                 earlier = site.content.get(text_key(row.markdown) or b"")
+            if earlier is not None and earlier not in site.emitted:
+                # a copy of a page an earlier run wrote and this one has not re-checked
+                # yet: if that page turns out gone, this copy is fetched again
+                site.copies_of_known.setdefault(earlier, []).append(
+                    (meta["webmd_url"], meta["webmd_depth"], meta["webmd_via"])
+                )
             if earlier is not None:
                 self._duplicate(site, meta, key, f"content of {earlier}")
                 yield from follow(site, doc, directives, meta["webmd_depth"], response, row)
