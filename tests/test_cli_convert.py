@@ -160,7 +160,7 @@ def test_format_json_is_the_crawl_page_row(tmp_path: Path) -> None:
     assert doc["author"] == "Ada Field"
     assert doc["language"] == "en"
     assert "## Levees" in doc["markdown"]
-    assert {"level": 2, "text": "Levees"} in doc["headings"]
+    assert {"level": 2, "text": "Levees", "anchor": None} in doc["headings"]
     assert doc["html"] and "<h2>" in doc["html"]
     assert doc["error"] is None and doc["truncated"] is False
     assert doc["status_code"] is None  # crawl-only columns stay empty
@@ -292,7 +292,7 @@ def test_a_markdown_file_is_passed_through_with_its_first_heading_as_title(
     assert row["extraction_method"] == "markdown"
     assert row["title"] == "Valley handbook"  # the first heading, not the front matter
     assert row["markdown"] == md.rstrip("\n")
-    assert {"level": 2, "text": "Levees"} in row["headings"]
+    assert {"level": 2, "text": "Levees", "anchor": None} in row["headings"]
     assert row["tables"] and row["tables"][0]["rows"] == [["North", "1891"]]
     assert row["word_count"] > 20 and row["content_hash"].startswith("sha256:")
     explained = convert(str(readme), "--explain")

@@ -314,7 +314,8 @@ def test_nightly_recrawl_locks_and_recrawls_incrementally(
     # README: DIR/.webmd/manifest.json maps each URL to its file across runs
     manifest = json.loads((tmp_path / "md" / ".webmd" / "manifest.json").read_text("utf-8"))
     for row in unchanged:
-        path = tmp_path / "md" / manifest["pages"][row["url"]]["path"]
+        # keyed by the page's URL after redirects (an old URL redirected to it is an alias)
+        path = tmp_path / "md" / manifest["pages"][row["final_url"] or row["url"]]["path"]
         assert path.stat().st_mtime_ns == mtimes[path], f"{path} rewritten"
 
 

@@ -192,6 +192,10 @@ class LastmodGate:
     def _unchanged_row(
         self, site: SiteState, url: str, canonical: str, depth: int, via: str
     ) -> Any:
+        if canonical in site.emitted:
+            # written already this run under another URL (a known alias redirected to
+            # it): one row per page
+            return None
         stored = self.incremental.lookup(canonical)
         if stored is None or not self.budgets.claim_page(site, url):
             return None
