@@ -81,6 +81,16 @@ class RunEnd:
         there is still work (a robots.txt retry, orphans, the rest of a fleet's crawl)."""
         if self._summary_written:
             return
+        if (
+            self.ledger.stop_reason is None
+            and self.crawler is not None
+            and not self.crawler.crawling
+            and not self.crawler.settings.get("JOBDIR")
+        ):
+            # a graceful stop (Ctrl-C, SIGTERM) that the time budget's watch has not
+            # polled yet on a busy machine: the site rows say why the run ended
+            # (stopping.TimeBudget._check_shutdown sets the same when it gets there)
+            self.ledger.stop_reason = "shutdown"
         if self.robots_flow.retries and self.ledger.stop_reason is None:
             raise DontCloseSpider  # a robots.txt will be asked again
         if self.fleet is not None:
