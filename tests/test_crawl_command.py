@@ -265,6 +265,7 @@ def _slow_site(serve_site: Callable[[Path], SiteServer], root: Path) -> SiteServ
 
 def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a mask is inherited too
 
 
 def _start_slow_crawl(server: SiteServer, out: Path, cwd: Path) -> subprocess.Popen[str]:
@@ -274,9 +275,9 @@ def _start_slow_crawl(server: SiteServer, out: Path, cwd: Path) -> subprocess.Po
         [WEBMD, "crawl", f"{server.base_url}/", "--allow-local", "-q", "--out", str(out),
          "-a", "max_concurrency=1", *FAST],
         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        # as a terminal starts it: Ctrl-C delivered. A process inherits an ignored
-        # SIGINT, and some earlier test of the suite leaves the test process so (a
-        # full loaded run then saw the crawl finish: webmd never heard the Ctrl-C)
+        # as a terminal starts it: Ctrl-C delivered. A process inherits an ignored (or
+        # blocked) SIGINT, and some earlier test of the suite leaves the test process
+        # so (full loaded runs then saw the crawl finish: webmd never heard the Ctrl-C)
         preexec_fn=_default_sigint,
     )  # fmt: skip
     for _ in range(1200):
