@@ -152,6 +152,8 @@ ITEM_PIPELINES = {
 }
 
 LOG_LEVEL = "INFO"
+# no per-page DEBUG records built only to be dropped at INFO (extensions/quiet_log.py)
+LOG_FORMATTER = "webmd_spider.extensions.quiet_log.QuietLogFormatter"
 
 # --- webmd_spider options -------------------------------------------------------
 # Every WEBMD_* setting with its default, written from the one definition of the

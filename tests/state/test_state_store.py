@@ -261,6 +261,27 @@ def test_put_overwrites(opener: Opener) -> None:
     assert store.count() == 1
 
 
+def test_touch_moves_last_seen_and_validators_and_keeps_the_rest(opener: Opener) -> None:
+    # a 304: the page was seen again; its hash, links and settings are the stored ones
+    store = opener()
+    full = full_state()
+    store.put(full)
+    store.touch(full.url, "2031-01-02T03:04:05+00:00", '"v2"', None)
+    got = store.get(full.url)
+    assert got is not None
+    assert got.last_seen == "2031-01-02T03:04:05+00:00"
+    assert got.etag == '"v2"'
+    assert got.last_modified == full.last_modified  # not sent: the stored one stays
+    assert (got.content_hash, got.links, got.settings_fingerprint) == (
+        full.content_hash,
+        full.links,
+        full.settings_fingerprint,
+    )
+    store.touch("https://example.com/never-stored", "2031-01-02T03:04:05+00:00", "e", "m")
+    assert store.get("https://example.com/never-stored") is None
+    assert store.count() == 1
+
+
 def test_delete(opener: Opener) -> None:
     store = opener()
     store.put(full_state("https://example.com/a"))

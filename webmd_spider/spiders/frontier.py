@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from scrapy import Request
 from scrapy.http import Response
@@ -246,11 +246,15 @@ class Frontier:
         walk: deque[tuple[PageState, int]] | None = None,
         priority: int | None = None,
         follow: bool = True,
+        stored: PageState | Literal[False] | None = False,
     ) -> Iterator[Any]:
         """A known page re-checked (conditionally when it can be), behind every new
         page unless a `priority` is given (a lastmod sample goes first), and its stored
-        links walked at once (not when `follow` is false: walked already)."""
-        stored = self.incremental.lookup(canonical)
+        links walked at once (not when `follow` is false: walked already). `stored`:
+        what the state holds for `canonical` when the caller read it already (False:
+        read it here)."""
+        if stored is False:
+            stored = self.incremental.lookup(canonical)
         validators = None
         # validators only for a page converted with today's settings: a 304 keeps its
         # stored hash, which must be comparable with this run's output
@@ -269,6 +273,8 @@ class Frontier:
             priority=-depth - KNOWN_PRIORITY_OFFSET if priority is None else priority,
             validators=validators,
             counted=False,  # known pages: bounded by the state, queued behind new ones
+            # a 304 is answered from this hash, without reading the state again
+            stored_hash=stored.content_hash if validators is not None and stored else None,
         )
         if follow:
             yield from self.walk_stored(site, stored, depth, walk)
@@ -325,6 +331,7 @@ class Frontier:
         resumed: bool = False,
         counted: bool = True,
         index_like: bool = False,
+        stored_hash: str | None = None,
     ) -> Request:
         """The request of one page; journaled for resume when JOBDIR is set. A
         ``counted`` request is in ``site.queued`` until it finishes
@@ -344,6 +351,8 @@ class Frontier:
             site.queued += 1
         if validators is not None:
             meta["webmd_validators"] = validators
+        if stored_hash is not None:
+            meta["webmd_stored_hash"] = stored_hash
         if self.journal is not None:
             meta["webmd_claim"] = self.claims.new_claim()
             if not resumed:

@@ -186,7 +186,6 @@ class IncrementalState:
         content_hash: str | None,
         headers: dict[str, str | None],
         links: Iterable[str] = (),
-        previous: PageState | None = None,
     ) -> None:
         """Store a page as seen now; validators from ``headers`` (lower-case names)."""
         if self.store is None:
@@ -201,16 +200,22 @@ class IncrementalState:
             settings_fingerprint=self.fingerprint,
             links=list(links),
         )
-        if previous is not None and content_hash is None:
-            # a 304: the body and its links were not sent again, and the stored hash is
-            # still the one made with the stored settings
-            state.settings_fingerprint = previous.settings_fingerprint
-            state.content_hash = previous.content_hash
-            state.links = previous.links
-            state.etag = state.etag or previous.etag
-            state.last_modified = state.last_modified or previous.last_modified
         try:
             self.store.put(state)
+        except StateStoreError as exc:
+            self._fail(exc)
+            return
+        self._known.setdefault(website, set()).add(url)
+
+    def seen_unchanged(self, url: str, website: str, headers: dict[str, str | None]) -> None:
+        """A stored page answered 304: seen now, with the validators of ``headers``
+        (lower-case names) where it sent some; its hash, links and settings stay (the
+        body and its links were not sent again, and the stored hash is still the one
+        made with the stored settings)."""
+        if self.store is None:
+            return
+        try:
+            self.store.touch(url, utc_now_iso(), headers.get("etag"), headers.get("last-modified"))
         except StateStoreError as exc:
             self._fail(exc)
             return

@@ -35,6 +35,7 @@ from webmd_spider.spiders.recorder import RowRecorder
 from webmd_spider.spiders.responses import remember_content
 from webmd_spider.state.changes import UNCHANGED
 from webmd_spider.state.lastmod import distrust_reason, pick_sample, sample_size, skips
+from webmd_spider.state.store import PageState
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ SITEMAP_LASTMOD = "sitemap-lastmod"
 SAMPLE_PRIORITY = 10
 
 #: Frontier.schedule_known_now(site, url, canonical, depth, via, typed, walk=None,
-#: priority=None, follow=True) -> requests
+#: priority=None, follow=True, stored=False) -> requests
 ScheduleKnown = Callable[..., Iterator[Any]]
 
 
@@ -105,7 +106,7 @@ class LastmodGate:
             if reason:
                 self._distrust(site, reason, remember=False)
         trusted = site.lastmod_distrust is None or self.options.trust_lastmod == "always"
-        later: list[tuple[str, str, int, str, bool]] = []
+        later: list[tuple[str, str, int, str, bool, PageState | None]] = []
         for url, canonical, depth, via, typed in held:
             stored = self.incremental.lookup(canonical)
             if (
@@ -118,7 +119,7 @@ class LastmodGate:
             ):
                 site.lastmod_waiting[canonical] = (url, depth, via)
             else:
-                later.append((url, canonical, depth, via, typed))
+                later.append((url, canonical, depth, via, typed, stored))
         size = sample_size(len(site.lastmod_waiting), self.options.lastmod_sample_max)
         sample = pick_sample(list(site.lastmod_waiting), size, f"{self.run_id}:{site.website}")
         for canonical in sorted(sample):
@@ -135,8 +136,8 @@ class LastmodGate:
                 len(site.lastmod_waiting),
                 len(sample),
             )
-        for url, canonical, depth, via, typed in later:
-            yield from schedule_known(site, url, canonical, depth, via, typed)
+        for url, canonical, depth, via, typed, stored in later:
+            yield from schedule_known(site, url, canonical, depth, via, typed, stored=stored)
 
     # -- the sample ----------------------------------------------------------------
     def outcome(self, site: SiteState, key: str, changed: bool, url: str) -> None:

@@ -419,9 +419,13 @@ class PageAnswers:
         self, site: SiteState, response: Response, common: dict[str, Any], key: str
     ) -> Iterator[Row]:
         """A 304 to our conditional request: an ``unchanged`` row, no extraction. The
-        page's links were already followed from the state when it was scheduled."""
-        stored = self.incremental.lookup(key)
-        content_hash = stored.content_hash if stored is not None else None
+        page's links were already followed from the state when it was scheduled. Its
+        stored hash came with the request (read when it was scheduled)."""
+        content_hash = response.meta.get("webmd_stored_hash")
+        if content_hash is None:
+            # a request queued without it (an earlier version's JOBDIR queue)
+            stored = self.incremental.lookup(key)
+            content_hash = stored.content_hash if stored is not None else None
         final = canonicalize(response.url)
         earlier = self._content_duplicate(site, content_hash, response.meta, final)
         if earlier is not None:
@@ -429,9 +433,7 @@ class PageAnswers:
             return
         if not self.budgets.claim_page(site, response.url):
             return
-        self.incremental.record(
-            key, site.website, None, validators_of(response.headers), previous=stored
-        )
+        self.incremental.seen_unchanged(key, site.website, validators_of(response.headers))
         site.emitted.add(final)
         remember_content(site, content_hash, final)
         row = page_row(

@@ -177,6 +177,19 @@ class StateStore(ABC):
         decoding whole records; the default walks :meth:`iterate`."""
         return {state.url for state in self.iterate(website)}
 
+    def touch(self, url: str, last_seen: str, etag: str | None, last_modified: str | None) -> None:
+        """A stored page answered 304: seen at ``last_seen``, with the validators the
+        answer gave (None keeps the stored one); its hash, links and settings stay. No
+        effect when ``url`` is not stored. Backends may do it without reading the
+        record; the default is :meth:`get` then :meth:`put`."""
+        state = self.get(url)
+        if state is None:
+            return
+        state.last_seen = last_seen
+        state.etag = etag or state.etag
+        state.last_modified = last_modified or state.last_modified
+        self.put(state)
+
     @abstractmethod
     def get_meta(self, key: str) -> str | None:
         """Job-level metadata (e.g. ``settings_fingerprint``, ``description``,
@@ -515,6 +528,14 @@ class SqliteStateStore(StateStore):
 
     def delete(self, url: str) -> None:
         self._write("DELETE FROM pages WHERE url = ?", (url,))
+
+    def touch(self, url: str, last_seen: str, etag: str | None, last_modified: str | None) -> None:
+        # one UPDATE: a recrawl's 304s neither read nor rewrite the stored links' JSON
+        self._write(
+            "UPDATE pages SET last_seen = ?, etag = COALESCE(?, etag), "
+            "last_modified = COALESCE(?, last_modified) WHERE url = ?",
+            (last_seen, etag or None, last_modified or None, url),
+        )
 
     def urls(self, website: str | None = None) -> set[str]:
         # one column, no JSON: a run's start-up reads every known URL once
