@@ -99,6 +99,50 @@ def test_title_prefers_og_title_then_title_then_h1() -> None:
     assert extract(f"<html><head></head>{body}</html>", URL).title == "Heading Title"
 
 
+ENTRY_PROSE = "<p>" + "The entry's own words, long enough to be a body of text. " * 8 + "</p>"
+
+
+@pytest.mark.parametrize(
+    ("title", "url", "href"),
+    [
+        # a forum topic: "Site :: Section - Topic" over the topic's link to itself
+        (
+            "Kettle Forums :: View topic - Paddle stuck - any tips?",
+            "https://forum.example/viewtopic.php?t=48213",
+            "viewtopic.php?t=48213",
+        ),
+        # an old blog theme: the entry's title an <h2> linked to its permalink
+        (
+            "Garden notes » Pruning roses in March",
+            "https://blog.example/2020/03/roses/x.html",
+            "/2020/03/roses/x.html",
+        ),
+    ],
+)
+def test_without_an_h1_the_title_is_the_part_a_link_to_the_page_itself_shows(
+    title: str, url: str, href: str
+) -> None:
+    own = title.split(" - ", 1)[1] if "::" in title else title.split(" » ")[1]
+    html = (
+        f"<html><head><title>{title}</title></head><body>"
+        f"<div><a href='/'>{title.split(' ')[0]}</a> <a href='/other.html'>View topic</a></div>"
+        f"<h2><a href='{href}'>{own}</a></h2>{ENTRY_PROSE}</body></html>"
+    )
+    assert extract(html, url).title == own
+
+
+def test_a_link_to_another_page_does_not_name_the_page() -> None:
+    # the same words, but the link leads elsewhere: the <title> is not cut on its word
+    html = (
+        "<html><head><title>Kettle Forums :: Paddle stuck</title></head><body>"
+        "<a href='viewtopic.php?t=1'>Paddle stuck</a>"
+        f"{ENTRY_PROSE}</body></html>"
+    )
+    assert extract(html, "https://forum.example/viewtopic.php?t=2").title == (
+        "Kettle Forums :: Paddle stuck"
+    )
+
+
 def test_description_prefers_meta_description_over_og() -> None:
     both = (
         '<head><meta property="og:description" content="From OG">'

@@ -106,6 +106,23 @@ def test_photo_captions_and_credits_go_unless_asked() -> None:
     assert "A model of the gates" in kept.markdown
 
 
+def test_a_pictures_caption_in_a_table_cell_goes_unless_asked() -> None:
+    # an infobox: the picture's caption sits in a cell beside it; the data rows stay
+    infobox = (
+        "<table class='infobox'><caption>Marrow Viaduct</caption>"
+        "<tr><td colspan='2'><img src='/v.jpg' alt='The viaduct'>"
+        "<div class='infobox-caption'>The viaduct from the creek bed in 2019</div></td></tr>"
+        "<tr><th>Length</th><td>412 m</td></tr><tr><th>Opened</th><td>1897</td></tr></table>"
+    )
+    html = article(f"{infobox}<p>{PROSE}</p><p>{PROSE}</p>")
+    doc = extract(html, URL)
+    assert "creek bed" not in doc.markdown
+    assert "![The viaduct](https://news.example/v.jpg)" in doc.markdown
+    assert "| Length | 412 m |" in doc.markdown and "| Opened | 1897 |" in doc.markdown
+    kept = extract(html, URL, options=ExtractOptions(keep_captions=True))
+    assert "The viaduct from the creek bed in 2019" in kept.markdown
+
+
 def test_a_documents_figure_and_table_captions_stay() -> None:
     body = (
         "<main><h1>Concurrency Control</h1>"

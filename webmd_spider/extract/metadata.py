@@ -230,22 +230,87 @@ _PERMALINK_CLASS = re.compile(r"headerlink|anchor|permalink|hash-link", re.IGNOR
 _GENERIC_LABELS = frozenset(("www", "co", "com", "org", "net", "ac", "gov", "edu", "ne", "or"))
 
 
-def page_title(tags: Tags, metas: dict[str, list[str]], url: str | None = None) -> str | None:
+def page_title(
+    tags: Tags, metas: dict[str, list[str]], url: str | None = None, base: str | None = None
+) -> str | None:
     """og:title, else <title> (not an SVG title), either without its site-name part
     (see `_strip_site_name`), else the first <h1>. `url` is the page's, for its host's
-    name."""
+    name; `base` the URL its links are read against (default `url`). A page with no
+    <h1> that links to itself with the text of part of its title ("Forum :: View topic
+    - Topic title" over the topic's own link) is titled by that part."""
     h1 = next((t for t in (heading_text(e) for e in tags["h1"]) if t), None)
     site_name = _first(metas, "og:site_name", "application-name")
     title = _first(metas, "og:title")
-    if title:
-        return _strip_site_name(title, h1, site_name, url, _OG_TITLE_SEPARATORS)
-    for element in tags["title"]:
-        if any(a.tag == "svg" for a in element.iterancestors()):
+    separators = _OG_TITLE_SEPARATORS
+    if not title:
+        separators = _TITLE_SEPARATORS
+        for element in tags["title"]:
+            if any(a.tag == "svg" for a in element.iterancestors()):
+                continue
+            title = normalize_space(element.text_content())
+            if title:
+                break
+    if not title:
+        return h1
+    if h1 is None and url:
+        own = _self_link_title(title, tags, url, base or url, separators)
+        if own is not None:
+            return own
+    return _strip_site_name(title, h1, site_name, url, separators)
+
+
+def _title_spans(title: str, separators: re.Pattern[str]) -> list[tuple[int, int]] | None:
+    """The (start, end) of each of `title`'s segments between `separators`; None when
+    it has more than :data:`_MAX_TITLE_SEGMENTS` (no "page | site" pair)."""
+    bounds = [0]
+    for match in separators.finditer(title):
+        bounds += [match.start(), match.end()]
+        if len(bounds) > 2 * _MAX_TITLE_SEGMENTS:
+            return None
+    bounds.append(len(title))
+    return [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+
+
+def _self_link_title(
+    title: str, tags: Tags, url: str, base: str, separators: re.Pattern[str]
+) -> str | None:
+    """The run of `title`'s segments (not all of them) that a link to the page itself
+    shows as its text, or None. Without an <h1>, the page's own name is often a link to
+    its own URL (a forum's topic title, an old blog theme's entry title over its
+    permalink), and the rest of the <title> names the site and the section, in either
+    order. Cheap on pages of many links: only a link whose href ends as the page's URL
+    does (its last path segment and query) is resolved and read."""
+    spans = _title_spans(title, separators)
+    if spans is None or len(spans) < 2:
+        return None
+    runs: dict[str, str] = {}
+    for first in range(len(spans)):
+        for end in range(first, len(spans)):
+            if (first, end) != (0, len(spans) - 1):
+                text = title[spans[first][0] : spans[end][1]].strip()
+                if len(text) >= 2:
+                    runs.setdefault(_loose(text), text)
+    page = defrag_url(url)
+    try:
+        parts = urlsplit(page)
+    except ValueError:
+        return None
+    tail = parts.path.rpartition("/")[2] + (f"?{parts.query}" if parts.query else "")
+    if not tail:
+        return None  # a directory URL: "/" ends every other one too
+    for anchor in tags["a"]:
+        href = (anchor.get("href") or "").strip()
+        if not defrag_url(href).endswith(tail):
             continue
-        title = normalize_space(element.text_content())
-        if title:
-            return _strip_site_name(title, h1, site_name, url)
-    return h1
+        found = runs.get(_loose(anchor.text_content()))
+        if found is None:
+            continue
+        try:
+            if defrag_url(join_href(base, href)) == page:
+                return found
+        except ValueError:
+            continue
+    return None
 
 
 def heading_text(heading: lxml.html.HtmlElement) -> str | None:
@@ -356,14 +421,8 @@ def _strip_site_name(
     name of the page's host. Never leaves fewer than 2 characters.
     """
     # Segments with their positions, so a cut keeps the title's own spelling.
-    bounds = [0]
-    for match in separators.finditer(title):
-        bounds += [match.start(), match.end()]
-        if len(bounds) > 2 * _MAX_TITLE_SEGMENTS:
-            return title
-    bounds.append(len(title))
-    spans = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
-    if len(spans) < 2:
+    spans = _title_spans(title, separators)
+    if spans is None or len(spans) < 2:
         return title
     last = len(spans) - 1
     site = _loose(site_name or "")
@@ -514,7 +573,7 @@ def apply_metadata(
     """
     metas = meta_values(tags)
     objects = json_ld_objects(tags)
-    doc.title = page_title(tags, metas, url)
+    doc.title = page_title(tags, metas, url, base)
     doc.description = _first(metas, "description", "og:description", "twitter:description")
     doc.site_name = _first(metas, "og:site_name")
     doc.author = (

@@ -254,7 +254,12 @@ class _Trimmer:
             if index <= skip_until or element is self.root:
                 continue
             if element.tag in _NEVER_JUDGED:
-                skip_until = index + sum(1 for _ in element.iterdescendants(etree.Element))
+                inside = 0
+                for inner in element.iterdescendants(etree.Element):
+                    inside += 1
+                    if _cell_image_caption(inner):
+                        found.append(inner)
+                skip_until = index + inside
                 continue
             found.append(element)
         return found
@@ -1023,6 +1028,22 @@ def _name_words(raw: str) -> frozenset[str]:
     """Lower-cased words of a class / id value. Cached: a page repeats its few class
     values on thousands of elements (DocBook's "literal", "command")."""
     return frozenset(w.lower() for w in _name_parts(raw))
+
+
+def _cell_image_caption(element: Element) -> bool:
+    """A caption-named element (a strong caption word: "caption", "credit"...) beside an
+    image in a table (an infobox's picture caption): judged as any caption is, where
+    the rest of a table is not. The class is looked at as a string first: most cells'
+    elements are named otherwise, or not at all."""
+    names = (element.get("class") or "").lower()
+    if element.tag not in _CREDIT_TAGS or ("caption" not in names and "credit" not in names):
+        return False
+    parent = element.getparent()
+    return (
+        parent is not None
+        and not _words(element).isdisjoint(v.CAPTION_STRONG_WORDS)
+        and any(sibling.tag in _IMAGES for sibling in parent)
+    )
 
 
 def _words(element: Element) -> frozenset[str]:
