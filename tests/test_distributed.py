@@ -14,6 +14,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -324,3 +325,78 @@ def test_redis_url_as_a_spider_argument_turns_the_finished_marks_on(
         (log,) = finish([worker(server, feed, "-a", f"redis_url={redis_url}")])
     assert "webmd_spider.extensions.resume.ResumeJournal" in log, log[-3000:]
     assert len(page_urls(rows_of(feed))) == 3, log[-3000:]
+
+
+def test_an_incremental_distributed_recrawl_classifies_pages_as_a_single_run_does(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Issue 34: the same site crawled twice, incrementally, by one process and by two
+    workers sharing Redis. Between the crawls one page is edited (its lastmod moved past
+    the first crawl), one is deleted and left out of the sitemap, the rest stay as they
+    were. The fleet holds no page back on its lastmod (a held page could belong to
+    another worker): it asks every known page, conditionally, and each page's change is
+    the one the single run reports, the deleted page's tombstone included."""
+    from .spiders.test_lastmod import PAGES, names, old_dates, page, write_site, write_sitemap
+
+    site = tmp_path / "site"
+    write_site(site, old_dates)
+    state_dir = ["-s", f"WEBMD_STATE_DIR={tmp_path / 'state'}"]
+    single = [*state_dir, "-s", "WEBMD_HOST_DELAY=0", "-a", "incremental=true"]
+    single += ["-a", "state=single"]
+    # spaced requests: the crawl lasts long enough for both workers to join it
+    fleet = [*state_dir, "-s", f"WEBMD_REDIS_URL={redis_url}", "-s", "WEBMD_HOST_DELAY=0.3"]
+    fleet += ["-a", "incremental=true", "-a", "state=fleet"]
+
+    def run(server: SiteServer, name: str, options: list[str], workers: int) -> list[Path]:
+        feeds = [tmp_path / f"{name}{i}.jsonl" for i in range(workers)]
+        processes = [worker(server, feed, *options) for feed in feeds]
+        for process, err in zip(processes, finish(processes), strict=True):
+            assert process.returncode == 0, err[-3000:]
+            assert "Traceback" not in err, err[-3000:]
+        return feeds
+
+    def changes(server: SiteServer, feeds: list[Path]) -> Counter[tuple[str, str]]:
+        """(path, change) of each page row and tombstone (a diagnostic row) of `feeds`."""
+        return Counter(
+            (r["url"].removeprefix(server.base_url), r["change"])
+            for r in rows_of(*feeds)
+            if r["row_type"] in ("page", "diagnostic")
+        )
+
+    known = {"/", *(f"/{name}" for name in names())}
+    with SiteServer(site) as server:
+        assert changes(server, run(server, "single-first", single, 1)) == Counter(
+            (path, "new") for path in known
+        )
+        assert changes(server, run(server, "fleet-first", fleet, 2)) == Counter(
+            (path, "new") for path in known
+        )
+        # p07 edited, its lastmod after the first crawls; p12 deleted and unlisted
+        (site / "p07.html").write_text(page("p07", "Edited words"), "utf-8")
+        (site / "p12.html").unlink()
+        later = (datetime.now(UTC) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        write_sitemap(site, lambda n: later if n == "p07.html" else old_dates(n))
+        sitemap = (site / "sitemap.xml").read_text("utf-8")
+        listed = f"<url><loc>/p12.html</loc><lastmod>{old_dates('p12.html')}</lastmod></url>"
+        assert listed in sitemap
+        (site / "sitemap.xml").write_text(sitemap.replace(listed, ""), "utf-8")
+
+        reference = changes(server, run(server, "single-second", single, 1))
+        server.clear_requests()
+        second = run(server, "fleet-second", fleet, 2)
+        asked = Counter(r.path for r in server.requests if r.path.endswith((".html", "/")))
+    # the single run: one row per known page, the edit changed, the deletion removed
+    expected = {(path, "unchanged") for path in known - {"/p07.html", "/p12.html"}}
+    expected |= {("/p07.html", "changed"), ("/p12.html", "removed")}
+    assert reference == Counter(expected)
+    # the fleet: the same classification, row for row
+    assert changes(server, second) == reference
+    # every known page asked once, none held back on the sitemap's word
+    assert asked == Counter(known), asked
+    assert {r.status for r in server.requests if r.path == "/p12.html"} == {404}
+    pages = [r for r in rows_of(*second) if r["row_type"] == "page"]
+    evidence = Counter(r["change_evidence"] for r in pages if r["change"] == "unchanged")
+    assert evidence == Counter({"not-modified": PAGES - 1})
+    # both workers took pages of the recrawl from the shared queue
+    taken = [sum(r["row_type"] != "site" for r in rows_of(feed)) for feed in second]
+    assert min(taken) > 0, taken
