@@ -302,7 +302,7 @@ def test_a_second_writer_is_refused_and_readers_need_no_lock(
     assert str(caught.value) == (
         f"index {index_path} is being written by another run (pid {os.getpid()})"
     )
-    assert Path(f"{index_path}.lock").read_text() == str(os.getpid())
+    assert Path(f"{index_path}.lock").read_text() == f"{os.getpid()}\n"
     # A reader searches while the writer holds the lock, and sees its later commits.
     with SearchIndex.open(index_path, HashEmbedder(), write=False) as reader:
         assert chunk_ids(reader.search("isolated environments", k=1, mode="vector")) == ["a1"]

@@ -26,6 +26,7 @@ import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
+from webmd_spider import pid_lock
 from webmd_spider.extras import install_hint
 from webmd_spider.state import redis_store as state_store_redis
 from webmd_spider.state import store as state_store
@@ -117,7 +118,7 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
 
     clock = types.SimpleNamespace(**vars(time))
     clock.sleep = sleep
-    for module in (state_store, state_store_redis):
+    for module in (state_store, state_store_redis, pid_lock):
         monkeypatch.setattr(module, "time", clock)
     condition = state_store._MEMORY_COND
     real_wait = condition.wait
@@ -165,7 +166,7 @@ def store_clock(monkeypatch: pytest.MonkeyPatch) -> StoreClock:
     fake = types.SimpleNamespace(**vars(time))
     fake.monotonic = clock.monotonic
     fake.sleep = clock.sleep
-    for module in (state_store, state_store_redis):
+    for module in (state_store, state_store_redis, pid_lock):
         monkeypatch.setattr(module, "time", fake)
     condition = state_store._MEMORY_COND
     real_wait = condition.wait

@@ -50,15 +50,12 @@ PURE: standard library and numpy (import-linter checks: no Scrapy, no Twisted).
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import json
 import logging
 import os
 import re
 import sqlite3
-import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +65,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
+from webmd_spider import pid_lock
 from webmd_spider.index.vectors import EXACT_MAX_VECTORS, VectorSearcher, from_blobs, to_blob
 from webmd_spider.index.vectors import normalise as _normalise
 
@@ -313,37 +311,15 @@ def _lock_message(path: Path, pid: str) -> str:
     return f"index {path} is being written by another run (pid {pid or 'unknown'})"
 
 
-def _read_pid(fd: int) -> str:
-    with contextlib.suppress(OSError):
-        return os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    return ""
-
-
 def _take_lock(path: Path, index_path: Path, timeout: float) -> int:
-    """An exclusive flock on ``path`` (created), our pid written in it; waits up to
+    """The index's writer lock (``pid_lock.hold`` on ``path``); waits up to
     ``timeout`` seconds polling, then :class:`IndexLockedError`."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise IndexStoreError(f"cannot open lock file {path}: {exc.strerror}") from None
-    deadline = time.monotonic() + max(0.0, timeout)
-    try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    raise IndexStoreError(f"cannot lock {path}: {exc.strerror}") from None
-                if time.monotonic() >= deadline:
-                    raise IndexLockedError(_lock_message(index_path, _read_pid(fd))) from None
-                time.sleep(LOCK_POLL)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+        return pid_lock.hold(path, timeout, LOCK_POLL)
+    except pid_lock.LockHeld as held:
+        raise IndexLockedError(_lock_message(index_path, held.pid)) from None
+    except pid_lock.LockError as exc:
+        raise IndexStoreError(str(exc)) from None
 
 
 def _validate(changes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -440,7 +416,7 @@ class SearchIndex:
                 with contextlib.suppress(sqlite3.Error):
                     conn.close()
             if lock_fd is not None:
-                os.close(lock_fd)
+                pid_lock.release(lock_fd)
             if isinstance(exc, sqlite3.Error):
                 raise IndexStoreError(f"index {path} cannot be opened: {exc}") from None
             raise
@@ -529,7 +505,7 @@ class SearchIndex:
                 conn.close()
         fd, self._lock_fd = self._lock_fd, None
         if fd is not None:
-            os.close(fd)
+            pid_lock.release(fd)
         self._vectors.invalidate()
 
     def __enter__(self) -> Self:

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
-import fcntl
 import hashlib
 import json
 import os
@@ -45,6 +43,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
+
+from webmd_spider import pid_lock
 
 __all__ = [
     "JobInfo",
@@ -286,63 +286,18 @@ def job_key(inputs: Sequence[str], scope: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------- #
 
 
-def _read_pid(fd: int) -> str:
-    try:
-        return os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return ""
-
-
 def _acquire_lock(path: Path, job: str, timeout: float) -> int:
-    """Hold an exclusive flock on ``path``; return its fd. Wait up to ``timeout``
-    seconds, then raise StateLockedError naming the holder's PID."""
-    deadline = time.monotonic() + max(0.0, timeout)
-    while True:
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise StateStoreError(f"cannot open lock file {path}: {exc.strerror}") from exc
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                        raise StateStoreError(f"cannot lock {path}: {exc.strerror}") from exc
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise StateLockedError(_locked_message(job, _read_pid(fd))) from None
-                    time.sleep(min(LOCK_POLL, remaining))
-            # forget_job may have unlinked the file while we waited on it: a lock on a
-            # deleted inode guards nothing (the next opener creates a new file), so
-            # start again on whatever the path is now.
-            try:
-                same = os.path.samestat(os.fstat(fd), os.stat(path))
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
-                continue
-            # The holder's PID, for the "in use by another run (pid N)" message.
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-            return fd
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-            raise
+    """Hold the job's exclusive lock (``pid_lock.hold``); return its fd. Wait up to
+    ``timeout`` seconds, then raise StateLockedError naming the holder's PID."""
+    try:
+        return pid_lock.hold(path, timeout, LOCK_POLL)
+    except pid_lock.LockHeld as held:
+        raise StateLockedError(_locked_message(job, held.pid)) from None
+    except pid_lock.LockError as exc:
+        raise StateStoreError(str(exc)) from None
 
 
-def _release_lock(fd: int) -> None:
-    # The lock file stays: unlinking it here would let a waiter and a newcomer lock
-    # two different inodes. Truncating drops our PID.
-    with contextlib.suppress(OSError):
-        os.ftruncate(fd, 0)
-    with contextlib.suppress(OSError):
-        fcntl.flock(fd, fcntl.LOCK_UN)
-    with contextlib.suppress(OSError):
-        os.close(fd)
+_release_lock = pid_lock.release
 
 
 # --------------------------------------------------------------------------- #
@@ -788,10 +743,7 @@ def forget_job(state_dir: str | Path, name: str) -> bool:
                     f"cannot remove {directory / (name + suffix)}: {exc.strerror}"
                 ) from exc
     finally:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        with contextlib.suppress(OSError):
-            os.close(fd)
+        _release_lock(fd)
     return existed
 
 
