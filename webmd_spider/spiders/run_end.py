@@ -157,6 +157,14 @@ class RunEnd:
         fleet.rescue_dead(queue_key)
         if self.ledger.stop_reason is None and not fleet.crawl_done(queue_key):
             raise DontCloseSpider
+        if fleet.seeder and self._schedule_orphans():
+            # The whole fleet's crawl is done: the worker that seeded it re-checks the
+            # known pages no worker found again, as a single run does (a deleted page's
+            # `removed` row). Each goes through the shared dupefilter, so a page another
+            # worker fetched is not asked twice; busy again, so the others stay to help.
+            fleet.idle = False
+            fleet.set_idle(False)
+            raise DontCloseSpider
         self._summary_written = True
         if fleet.seeder:
             fleet.share_site_info(self.ledger.sites.values())
