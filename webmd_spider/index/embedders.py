@@ -288,7 +288,37 @@ class WordLlamaEmbedder:
 # model from a hub by name): only their error paths are tested.
 
 
-class SentenceTransformersEmbedder:
+class _FolderModel:
+    """What the two folder-model embedders share: the dimension learned from one probe
+    text on open, and `embed` over the library's own batching (`_raw`, one call for
+    every non-blank text)."""
+
+    name: str
+    dim: int
+    batch: int
+
+    def _raw(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _probe(self, kind: str, path: Path) -> None:
+        self.name = f"{kind}:{path.name}"
+        self.dim = 0
+        self.dim = self._raw([PROBE_TEXT]).shape[1]
+        self.name = f"{kind}:{path.name}:{self.dim}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """See `Embedder.embed`."""
+        import numpy as np
+
+        items = _text_list(texts)
+        out = np.zeros((len(items), self.dim), dtype=np.float32)
+        filled = _filled(items)
+        if filled:
+            out[filled] = _normalised(self._raw([items[i] for i in filled]), self.name, self.dim)
+        return out
+
+
+class SentenceTransformersEmbedder(_FolderModel):
     """A sentence-transformers model saved in a local folder (``model.save(folder)``).
     ``name`` is ``sentence-transformers:<folder name>:<dim>``; the dimension is learned by
     embedding one probe text on open."""
@@ -309,10 +339,7 @@ class SentenceTransformersEmbedder:
                 f"sentence-transformers embedder: cannot load {path}: {_one_line(str(exc))}"
             ) from exc
         self.batch = batch
-        self.name = f"sentence-transformers:{path.name}"
-        self.dim = 0
-        self.dim = self._raw([PROBE_TEXT]).shape[1]
-        self.name = f"sentence-transformers:{path.name}:{self.dim}"
+        self._probe("sentence-transformers", path)
 
     def _raw(self, texts: list[str]) -> np.ndarray:
         import numpy as np
@@ -329,19 +356,8 @@ class SentenceTransformersEmbedder:
             raise EmbedderError(f"{self.name}: {_one_line(repr(exc))}") from exc
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """See `Embedder.embed`."""
-        import numpy as np
 
-        items = _text_list(texts)
-        out = np.zeros((len(items), self.dim), dtype=np.float32)
-        filled = _filled(items)
-        if filled:
-            out[filled] = _normalised(self._raw([items[i] for i in filled]), self.name, self.dim)
-        return out
-
-
-class FastEmbedEmbedder:
+class FastEmbedEmbedder(_FolderModel):
     """A fastembed model in a local folder. fastembed reads a model's description (pooling,
     ONNX file) from its own catalogue, so ``model`` must name the catalogue entry the
     folder holds (e.g. ``BAAI/bge-small-en-v1.5``; ``--embed-model``), and the folder is
@@ -368,10 +384,7 @@ class FastEmbedEmbedder:
                 f"fastembed embedder: cannot load {model} from {path}: {_one_line(str(exc))}"
             ) from exc
         self.batch = batch
-        self.name = f"fastembed:{path.name}"
-        self.dim = 0
-        self.dim = self._raw([PROBE_TEXT]).shape[1]
-        self.name = f"fastembed:{path.name}:{self.dim}"
+        self._probe("fastembed", path)
 
     def _raw(self, texts: list[str]) -> np.ndarray:
         import numpy as np
@@ -381,17 +394,6 @@ class FastEmbedEmbedder:
         except Exception as exc:
             raise EmbedderError(f"{self.name}: {_one_line(repr(exc))}") from exc
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """See `Embedder.embed`."""
-        import numpy as np
-
-        items = _text_list(texts)
-        out = np.zeros((len(items), self.dim), dtype=np.float32)
-        filled = _filled(items)
-        if filled:
-            out[filled] = _normalised(self._raw([items[i] for i in filled]), self.name, self.dim)
-        return out
 
 
 # -- an OpenAI-compatible HTTP endpoint -------------------------------------------------
