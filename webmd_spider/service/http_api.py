@@ -48,7 +48,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -509,6 +509,19 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "error_code": code, "message": message}, status)
 
 
+_T = TypeVar("_T")
+
+
+def _parsed(raw: bytes, parse: Callable[[Any], _T]) -> _T | JSONResponse:
+    """The JSON body read by `parse` (which validates it), or the 400 answer saying
+    what is wrong with it."""
+    try:
+        return parse(json.loads(raw))
+    except (ValueError, RecursionError) as exc:  # InputError, or JSON that does not parse
+        message = str(exc) if isinstance(exc, InputError) else f"body is not JSON: {exc}"
+        return _error(400, "INPUT_VALIDATION_ERROR", message)
+
+
 class QueueFull(RuntimeError):
     """The client has as many crawls running and waiting as it may."""
 
@@ -743,11 +756,9 @@ class CrawlService:
         raw = await self._json_body(request)
         if isinstance(raw, JSONResponse):
             return raw
-        try:
-            crawl_request = parse_request(json.loads(raw))
-        except (ValueError, RecursionError) as exc:  # InputError, or JSON that does not parse
-            message = str(exc) if isinstance(exc, InputError) else f"body is not JSON: {exc}"
-            return _error(400, "INPUT_VALIDATION_ERROR", message)
+        crawl_request = _parsed(raw, parse_request)
+        if isinstance(crawl_request, JSONResponse):
+            return crawl_request
         key = cache_key({"request": crawl_request.cache_parameters(), "server": self._server_key})
         cached = await run_in_threadpool(self.cache.get, key, crawl_request.max_age_ms)
         if cached is not None:
@@ -773,11 +784,9 @@ class CrawlService:
         raw = await self._json_body(request)
         if isinstance(raw, JSONResponse):
             return raw
-        try:
-            asked = parse_search(json.loads(raw))
-        except (ValueError, RecursionError) as exc:  # InputError, or JSON that does not parse
-            message = str(exc) if isinstance(exc, InputError) else f"body is not JSON: {exc}"
-            return _error(400, "INPUT_VALIDATION_ERROR", message)
+        asked = _parsed(raw, parse_search)
+        if isinstance(asked, JSONResponse):
+            return asked
         async with self.searches:
             try:
                 hits = await run_in_threadpool(
