@@ -277,6 +277,11 @@ class Fleet:
             return False
         return bool(self.redis.set(self.key("closed_by"), self.worker, nx=True, ex=3600))
 
+    def claim_orphans(self) -> bool:
+        """Once per crawl: True for the one worker that re-checks the known pages no
+        worker found again (the first to ask)."""
+        return bool(self.redis.set(self.key("orphans"), self.worker, nx=True))
+
     def clear(self) -> None:
         """Remove every key of this crawl (after its site rows are written)."""
         keys = list(self.redis.scan_iter(match=self.prefix + "*", count=1000))

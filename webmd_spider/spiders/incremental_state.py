@@ -150,6 +150,11 @@ class IncrementalState:
             self._known[website] = urls
         return urls
 
+    def reload_known(self) -> None:
+        """Forget the known URLs read so far: the next :meth:`known` reads the store
+        again (a distributed crawl's other workers record and forget pages)."""
+        self._known.clear()
+
     def meta(self, key: str) -> str | None:
         """Job-level metadata of the state (None when unset or without a store)."""
         if self.store is None:

@@ -427,6 +427,11 @@ class PageAnswers:
             stored = self.incremental.lookup(key)
             content_hash = stored.content_hash if stored is not None else None
         final = canonicalize(response.url)
+        if final in site.emitted:
+            # written already this run (an alias redirected to it, answered first, and
+            # stored its newer hash): one row per page
+            self._duplicate(site, response.meta, key, f"content of {final}")
+            return
         earlier = self._content_duplicate(site, content_hash, response.meta, final)
         if earlier is not None:
             self._duplicate(site, response.meta, key, f"content of {earlier}")

@@ -157,14 +157,23 @@ class RunEnd:
         fleet.rescue_dead(queue_key)
         if self.ledger.stop_reason is None and not fleet.crawl_done(queue_key):
             raise DontCloseSpider
-        if fleet.seeder and self._schedule_orphans():
-            # The whole fleet's crawl is done: the worker that seeded it re-checks the
-            # known pages no worker found again, as a single run does (a deleted page's
-            # `removed` row). Each goes through the shared dupefilter, so a page another
-            # worker fetched is not asked twice; busy again, so the others stay to help.
-            fleet.idle = False
-            fleet.set_idle(False)
-            raise DontCloseSpider
+        if (
+            self.ledger.stop_reason is None
+            and self.incremental.enabled
+            and not self._orphans_checked
+            and fleet.claim_orphans()
+        ):
+            # The whole fleet's crawl is done: the first worker to see it (any one, so a
+            # restarted seeder does not matter) re-checks the known pages no worker found
+            # again, as a single run does (a deleted page's `removed` row). The state is
+            # read afresh (other workers recorded and forgot pages meanwhile), and each
+            # page goes through the shared dupefilter, so a page another worker fetched
+            # is not asked twice. Busy again: idle workers wait, and help.
+            self.incremental.reload_known()
+            if self._schedule_orphans():
+                fleet.idle = False
+                fleet.set_idle(False)
+                raise DontCloseSpider
         self._summary_written = True
         if fleet.seeder:
             fleet.share_site_info(self.ledger.sites.values())
