@@ -5,6 +5,7 @@
     .venv/bin/python bench/recrawl_cost.py --repeats 3 --lies ""      # runs 1-4 only
     .venv/bin/python bench/recrawl_cost.py --report bench/results/recrawl-cost-T.json
     .venv/bin/python bench/recrawl_cost.py --profile /tmp/recrawl304.prof  # run 3, cProfile
+    .venv/bin/python bench/recrawl_cost.py --profile /tmp/r2.prof --profile-run unchanged
 
 The PostgreSQL 15 docs (``postgresql-doc-15``, 1,169 pages; installed with apt-get when
 missing, ``bench/crawl.py``'s ``ensure_docs``) are copied with a robots.txt and a sitemap
@@ -54,7 +55,8 @@ Markdown tables (medians and minima); the raw runs go to
 
 ``--profile FILE``: a first crawl of the site without lastmod, then its recrawl (every
 page a 304) under ``python -m cProfile`` with ``-a extract_processes=0``; prints the
-functions with the largest cumulative and own time.
+functions with the largest cumulative and own time. ``--profile-run unchanged`` profiles
+run 2 instead (the sitemaps dated: the pages skipped on them but the sample).
 """
 
 from __future__ import annotations
@@ -351,14 +353,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--report", type=Path, help="print the tables of a results file")
     parser.add_argument(
-        "--profile", type=Path, help="cProfile a recrawl of the site without lastmod to this file"
+        "--profile", type=Path, help="cProfile a recrawl (--profile-run) to this file"
+    )
+    parser.add_argument(
+        "--profile-run",
+        choices=("no-lastmod", "unchanged"),
+        default="no-lastmod",
+        help="the recrawl --profile profiles: run 3 (all 304s) or run 2 (lastmod skips)",
     )
     args = parser.parse_args(argv)
     if args.report:
         report_file(args.report)
         return 0
     if args.profile:
-        return profile(args.source, args.profile, args.max_wait)
+        return profile(args.source, args.profile, args.max_wait, args.profile_run)
     if args.source == SITES["postgres"][0]:
         ensure_docs(["postgres"])
     source = args.source
@@ -564,17 +572,20 @@ def report(runs: list[Run], pages: int) -> None:
             print(f"- {r.label} #{r.repeat}: {r.beside}")
 
 
-def profile(source: Path, out: Path, max_wait: float) -> int:
-    """Where a recrawl of conditional GETs (run 3) spends its CPU: a first crawl, then
-    the recrawl of the site without lastmod under ``python -m cProfile`` with
-    ``-a extract_processes=0`` (the crawl process alone; nothing is extracted but the
-    start page)."""
+def profile(source: Path, out: Path, max_wait: float, run: str = "no-lastmod") -> int:
+    """Where a recrawl spends its CPU: a first crawl, then the recrawl under ``python -m
+    cProfile`` with ``-a extract_processes=0`` (the crawl process alone; nothing is
+    extracted but the start page). `run`: ``no-lastmod`` (run 3, every page a 304: the
+    site's sitemaps without lastmod) or ``unchanged`` (run 2: the sitemaps dated, the
+    pages skipped on them but the sample)."""
     import pstats
 
     with tempfile.TemporaryDirectory(prefix="recrawl-profile-") as tmp_name:
         tmp = Path(tmp_name)
         site = tmp / "site"
         pages = prepare_site(source, site)
+        if run == "unchanged":
+            write_sitemaps(site, pages, {p: old_lastmod(p) for p in pages})
         with SiteServer(site) as server:
             no_delay(server)
             state, feed = tmp / "state", tmp / "feed.jsonl"

@@ -106,6 +106,38 @@ async def test_an_unchanged_site_is_read_from_its_sitemap_and_a_sample(
 
 
 @deferred_f_from_coro_f
+async def test_the_stored_links_of_skipped_pages_are_walked(
+    serve_site: Serve, tmp_path: Path
+) -> None:
+    """A page only a skipped page links to (not in the sitemap) is still reached by that
+    link, at that page's depth + 1, from the links the state stored for it: the skipped
+    page is not fetched, and the linked one is not left to the orphan pass."""
+    write_site(tmp_path / "site", old_dates)
+    extra = page("Extra", "Only linked from p05")
+    (tmp_path / "site" / "extra.html").write_text(extra, "utf-8")
+    p05 = (tmp_path / "site" / "p05.html").read_text("utf-8")
+    (tmp_path / "site" / "p05.html").write_text(
+        p05.replace("</main>", "<p><a href='/extra.html'>More</a></p></main>"), "utf-8"
+    )
+    server = serve_site(tmp_path / "site")
+    first, _ = await crawl_with_stats(tmp_path / "r1", settings(tmp_path), start=server.url("/"))
+    depth = {r["url"]: r["depth"] for r in by_type(first, "page")}
+    assert depth[server.url("/extra.html")] == depth[server.url("/p05.html")] + 1
+
+    server.clear_requests()
+    rows, _ = await crawl_with_stats(tmp_path / "r2", settings(tmp_path), start=server.url("/"))
+    again = {r["url"]: r for r in by_type(rows, "page")}
+    found = again[server.url("/extra.html")]
+    # a known page is re-checked "from the state"; its depth is the link's (the orphan
+    # pass would have asked it at max_depth)
+    assert (found["discovered_via"], found["depth"]) == ("state", depth[server.url("/extra.html")])
+    assert (found["change"], found["change_evidence"]) == ("unchanged", "not-modified")
+    if "/p05.html" not in page_requests(server):  # p05 skipped on its date (not sampled)
+        assert again[server.url("/p05.html")]["change_evidence"] == "sitemap-lastmod"
+    assert page_requests(server).count("/extra.html") == 1
+
+
+@deferred_f_from_coro_f
 async def test_pages_whose_lastmod_moved_are_fetched_with_the_sample(
     serve_site: Serve, tmp_path: Path
 ) -> None:

@@ -72,8 +72,8 @@ class SiteState:
     #: as (url, canonical, depth, via, typed); None when they are scheduled at once
     known_held: list[tuple[str, str, int, str, bool]] | None = None
     #: known pages the sitemap's lastmod lets us skip, waiting for the sample's verdict:
-    #: canonical -> (url, depth, via)
-    lastmod_waiting: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    #: canonical -> (url, depth, via, stored content hash)
+    lastmod_waiting: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)
     #: the sample fetched anyway: canonical -> None (no answer yet), "same" or "changed"
     lastmod_sample: dict[str, str | None] = field(default_factory=dict)
     lastmod_skipped: int = 0

@@ -306,9 +306,7 @@ class Frontier:
         """The website's sitemaps are read: its held known pages decided (skipped on
         lastmod and waiting for the sample, sampled, or re-checked), the stored links of
         the skipped ones walked."""
-        yield from self.lastmod.release(site, self.schedule_known_now)
-        for canonical, (_, depth, _) in list(site.lastmod_waiting.items()):
-            yield from self.walk_stored(site, self.incremental.lookup(canonical), depth)
+        yield from self.lastmod.release(site, self.schedule_known_now, self.walk_stored)
 
     def resolve_lastmod(self, websites: list[str]) -> Iterator[Any]:
         """The crawl is idle: every website's waiting lastmod candidates written as

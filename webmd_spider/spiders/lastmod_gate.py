@@ -49,6 +49,8 @@ SAMPLE_PRIORITY = 10
 #: Frontier.schedule_known_now(site, url, canonical, depth, via, typed, walk=None,
 #: priority=None, follow=True, stored=False) -> requests
 ScheduleKnown = Callable[..., Iterator[Any]]
+#: Frontier.walk_stored(site, stored, depth) -> requests of the stored links
+WalkStored = Callable[[SiteState, PageState, int], Iterator[Any]]
 
 
 class LastmodGate:
@@ -89,8 +91,12 @@ class LastmodGate:
         site.known_held.append(entry)
         return True
 
-    def release(self, site: SiteState, schedule_known: ScheduleKnown) -> Iterator[Any]:
-        """The sitemaps are read (or never will be): decide every held page."""
+    def release(
+        self, site: SiteState, schedule_known: ScheduleKnown, walk: WalkStored | None = None
+    ) -> Iterator[Any]:
+        """The sitemaps are read (or never will be): decide every held page. The stored
+        links of each page skipped on its lastmod are walked (`walk`) as it is decided,
+        from the state read to decide it (one read per page)."""
         held, site.known_held = site.known_held, None
         if held is None:
             return
@@ -117,13 +123,15 @@ class LastmodGate:
                 and not self.incremental.fill_tree
                 and skips(site.lastmod.get(canonical), stored.last_seen, now)
             ):
-                site.lastmod_waiting[canonical] = (url, depth, via)
+                site.lastmod_waiting[canonical] = (url, depth, via, stored.content_hash)
+                if walk is not None:
+                    yield from walk(site, stored, depth)
             else:
                 later.append((url, canonical, depth, via, typed, stored))
         size = sample_size(len(site.lastmod_waiting), self.options.lastmod_sample_max)
         sample = pick_sample(list(site.lastmod_waiting), size, f"{self.run_id}:{site.website}")
         for canonical in sorted(sample):
-            url, depth, via = site.lastmod_waiting.pop(canonical)
+            url, depth, via, _ = site.lastmod_waiting.pop(canonical)
             site.lastmod_sample[canonical] = None
             yield from schedule_known(
                 site, url, canonical, depth, via, False, None, SAMPLE_PRIORITY
@@ -176,32 +184,34 @@ class LastmodGate:
         waiting, site.lastmod_waiting = site.lastmod_waiting, {}
         stopped = site.stop_reason or self.ledger.stop_reason
         if stopped:
-            for url, _, _ in waiting.values():
+            for url, *_ in waiting.values():
                 self.ledger.skip(url, stopped, site.website)
             return
         trusted = site.lastmod_distrust is None or self.options.trust_lastmod == "always"
         if not trusted:
-            for canonical, (url, depth, via) in sorted(waiting.items()):
+            for canonical, (url, depth, via, _) in sorted(waiting.items()):
                 # their stored links were walked when they were held back
                 yield from schedule_known(site, url, canonical, depth, via, False, follow=False)
             return
-        for canonical, (url, depth, via) in sorted(waiting.items()):
-            row = self._unchanged_row(site, url, canonical, depth, via)
+        for canonical, (url, depth, via, content_hash) in sorted(waiting.items()):
+            row = self._unchanged_row(site, url, canonical, depth, via, content_hash)
             if row is not None:
                 yield row
 
     def _unchanged_row(
-        self, site: SiteState, url: str, canonical: str, depth: int, via: str
+        self, site: SiteState, url: str, canonical: str, depth: int, via: str, content_hash: str
     ) -> Any:
+        """The ``unchanged`` row of a page skipped on its lastmod, from the hash the state
+        held when it was decided (nothing of a waiting page is stored meanwhile: it is
+        not requested), or None."""
         if canonical in site.emitted:
             # written already this run under another URL (a known alias redirected to
             # it): one row per page
             return None
-        stored = self.incremental.lookup(canonical)
-        if stored is None or not self.budgets.claim_page(site, url):
+        if not self.budgets.claim_page(site, url):
             return None
         site.emitted.add(canonical)
-        remember_content(site, stored.content_hash, canonical)
+        remember_content(site, content_hash, canonical)
         site.lastmod_skipped += 1
         row = page_row(
             input=site.input,
@@ -211,7 +221,7 @@ class LastmodGate:
             discovered_via=via,
             final_url=url,
             sitemap_lastmod=site.lastmod.get(canonical),
-            content_hash=stored.content_hash,
+            content_hash=content_hash,
             change=UNCHANGED,
             change_evidence=SITEMAP_LASTMOD,
         )
