@@ -131,6 +131,53 @@ def test_without_an_h1_the_title_is_the_part_a_link_to_the_page_itself_shows(
     assert extract(html, url).title == own
 
 
+def test_a_permalink_ending_in_a_slash_names_its_entry() -> None:
+    html = (
+        "<html><head><title>Pruning roses in March | Garden notes</title></head><body>"
+        "<h2><a href='https://blog.example/2020/03/pruning-roses/'>Pruning roses in March</a>"
+        f"</h2>{ENTRY_PROSE}</body></html>"
+    )
+    assert extract(html, "https://blog.example/2020/03/pruning-roses/").title == (
+        "Pruning roses in March"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "title", "logo"),
+    [
+        # a home page links to itself from its logo, with the site's name
+        (
+            "https://acme.example/index.html",
+            "Welcome | Acme Corp",
+            "<a href='/index.html'>Acme Corp</a>",
+        ),
+        ("https://acme.example/home", "Home - Acme Widgets", "<a href='/home'>Acme Widgets</a>"),
+        # a page's link to itself whose text names the site (its host's name)
+        (
+            "https://acmewidgets.example/products/list",
+            "Products - Acme Widgets",
+            "<a href='list'>AcmeWidgets</a>",
+        ),
+    ],
+)
+def test_a_link_to_itself_with_the_sites_name_does_not_title_a_page(
+    url: str, title: str, logo: str
+) -> None:
+    html = f"<html><head><title>{title}</title></head><body>{logo}{ENTRY_PROSE}</body></html>"
+    found = extract(html, url).title
+    assert found is not None and found not in ("Acme Corp", "Acme Widgets", "AcmeWidgets")
+
+
+def test_an_unparseable_link_does_not_cost_the_page_its_title() -> None:
+    html = (
+        "<html><head><title>Topic title - Forum</title></head><body>"
+        "<a href='http://[bad#x'>Topic title</a><a href='topic-5'>Topic title</a>"
+        f"{ENTRY_PROSE}</body></html>"
+    )
+    doc = extract(html, "https://ex.example/t/topic-5")
+    assert doc.error is None and doc.title == "Topic title"
+
+
 def test_a_link_to_another_page_does_not_name_the_page() -> None:
     # the same words, but the link leads elsewhere: the <title> is not cut on its word
     html = (

@@ -212,6 +212,11 @@ _TITLE_SEPARATORS = re.compile(
 # og:title is the page's own title more often than not: only the usual separators
 # between a title and a site name ("|", "-", en and em dashes, "·", "::") cut it.
 _OG_TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|\u00b7|::)\s+")
+# Last path segments (without a query) of a site's home page, whose link to itself is
+# the logo's: no page title is read from such a link.
+_HOME_NAMES = frozenset({"index", "default", "home", "welcome", "start", "main"})
+# A title longer than this is not searched for a run a link to the page itself shows.
+_SELF_TITLE_MAX_CHARS = 300
 # A title with more segments than this is no "page | site" pair: left as it is (and the
 # search for the h1 among runs of segments stays small on a hostile one).
 _MAX_TITLE_SEGMENTS = 32
@@ -253,7 +258,7 @@ def page_title(
     if not title:
         return h1
     if h1 is None and url:
-        own = _self_link_title(title, tags, url, base or url, separators)
+        own = _self_link_title(title, tags, url, base or url, separators, site_name)
         if own is not None:
             return own
     return _strip_site_name(title, h1, site_name, url, separators)
@@ -272,44 +277,59 @@ def _title_spans(title: str, separators: re.Pattern[str]) -> list[tuple[int, int
 
 
 def _self_link_title(
-    title: str, tags: Tags, url: str, base: str, separators: re.Pattern[str]
+    title: str,
+    tags: Tags,
+    url: str,
+    base: str,
+    separators: re.Pattern[str],
+    site_name: str | None,
 ) -> str | None:
     """The run of `title`'s segments (not all of them) that a link to the page itself
     shows as its text, or None. Without an <h1>, the page's own name is often a link to
     its own URL (a forum's topic title, an old blog theme's entry title over its
     permalink), and the rest of the <title> names the site and the section, in either
-    order. Cheap on pages of many links: only a link whose href ends as the page's URL
-    does (its last path segment and query) is resolved and read."""
+    order. Not on a home page (``/``, ``/index.html``, ``/home``: its link to itself is
+    the logo, with the site's name), never a run that names the site, and not for a
+    title over :data:`_SELF_TITLE_MAX_CHARS`. Cheap on pages of many links: only a link
+    whose href ends as the page's URL does (its last path segment and query) is
+    resolved, and the title's runs are spelt out only once one is."""
+    if len(title) > _SELF_TITLE_MAX_CHARS:
+        return None
     spans = _title_spans(title, separators)
     if spans is None or len(spans) < 2:
         return None
-    runs: dict[str, str] = {}
-    for first in range(len(spans)):
-        for end in range(first, len(spans)):
-            if (first, end) != (0, len(spans) - 1):
-                text = title[spans[first][0] : spans[end][1]].strip()
-                if len(text) >= 2:
-                    runs.setdefault(_loose(text), text)
-    page = defrag_url(url)
     try:
+        page = defrag_url(url)
         parts = urlsplit(page)
     except ValueError:
         return None
-    tail = parts.path.rpartition("/")[2] + (f"?{parts.query}" if parts.query else "")
-    if not tail:
-        return None  # a directory URL: "/" ends every other one too
+    segment = parts.path.rstrip("/").rpartition("/")[2]
+    if not segment or (not parts.query and segment.split(".")[0].lower() in _HOME_NAMES):
+        return None
+    tail = segment + ("/" if parts.path.endswith("/") else "")
+    tail += f"?{parts.query}" if parts.query else ""
+    runs: dict[str, str] | None = None
     for anchor in tags["a"]:
         href = (anchor.get("href") or "").strip()
-        if not defrag_url(href).endswith(tail):
-            continue
-        found = runs.get(_loose(anchor.text_content()))
-        if found is None:
+        if not href.partition("#")[0].endswith(tail):
             continue
         try:
-            if defrag_url(join_href(base, href)) == page:
-                return found
+            if defrag_url(join_href(base, href)) != page:
+                continue
         except ValueError:
             continue
+        if runs is None:
+            runs = {}
+            for first in range(len(spans)):
+                for last in range(first, len(spans)):
+                    if (first, last) != (0, len(spans) - 1):
+                        text = title[spans[first][0] : spans[last][1]].strip()
+                        if len(text) >= 2:
+                            runs.setdefault(_loose(text), text)
+        shown = _loose(anchor.text_content())
+        found = runs.get(shown)
+        if found is not None and not _names_site(shown, _loose(site_name or ""), _host_names(url)):
+            return found
     return None
 
 

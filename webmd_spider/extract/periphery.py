@@ -255,9 +255,10 @@ class _Trimmer:
                 continue
             if element.tag in _NEVER_JUDGED:
                 inside = 0
+                pictured: dict[Element, bool] = {}
                 for inner in element.iterdescendants(etree.Element):
                     inside += 1
-                    if _cell_image_caption(inner):
+                    if _cell_image_caption(inner, pictured):
                         found.append(inner)
                 skip_until = index + inside
                 continue
@@ -1030,20 +1031,24 @@ def _name_words(raw: str) -> frozenset[str]:
     return frozenset(w.lower() for w in _name_parts(raw))
 
 
-def _cell_image_caption(element: Element) -> bool:
+def _cell_image_caption(element: Element, pictured: dict[Element, bool]) -> bool:
     """A caption-named element (a strong caption word: "caption", "credit"...) beside an
     image in a table (an infobox's picture caption): judged as any caption is, where
-    the rest of a table is not. The class is looked at as a string first: most cells'
-    elements are named otherwise, or not at all."""
-    names = (element.get("class") or "").lower()
-    if element.tag not in _CREDIT_TAGS or ("caption" not in names and "credit" not in names):
+    the rest of a table is not. The names are looked at as a string first (most cells'
+    elements are named otherwise, or not at all); whether a parent holds an image is
+    asked once per parent (`pictured`), so many captions in one cell cost no more."""
+    if element.tag not in _CREDIT_TAGS:
+        return False
+    names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
+    if not any(word in names for word in v.CAPTION_STRONG_WORDS):
         return False
     parent = element.getparent()
-    return (
-        parent is not None
-        and not _words(element).isdisjoint(v.CAPTION_STRONG_WORDS)
-        and any(sibling.tag in _IMAGES for sibling in parent)
-    )
+    if parent is None or _words(element).isdisjoint(v.CAPTION_STRONG_WORDS):
+        return False
+    holds = pictured.get(parent)
+    if holds is None:
+        holds = pictured[parent] = any(child.tag in _IMAGES for child in parent)
+    return holds
 
 
 def _words(element: Element) -> frozenset[str]:
