@@ -441,3 +441,51 @@ def test_non_page_extensions_vocabulary() -> None:
 def test_follow_rejection_never_raises(text: str) -> None:
     result = follow_rejection(text)
     assert result is None or isinstance(result, str)
+
+
+# -- the plain-URL fast path of canonicalize ------------------------------------------
+def _plain_urls() -> st.SearchStrategy[str]:
+    from webmd_spider.urls import _PLAIN_URL
+
+    return st.from_regex(_PLAIN_URL, fullmatch=True)
+
+
+@given(_plain_urls())
+def test_a_plain_url_is_one_safe_url_string_leaves_as_it_is(url: str) -> None:
+    # what lets canonicalize skip safe_url_string for it
+    from w3lib.url import safe_url_string
+
+    assert safe_url_string(url) == url
+
+
+def _canonical_or_error(url: str) -> str:
+    from webmd_spider.urls import _canonicalize
+
+    try:
+        return _canonicalize(url)
+    except Exception as exc:  # canonicalize's contract: it returns the stripped URL then
+        return f"raised {type(exc).__name__}"
+
+
+@given(
+    st.one_of(
+        _plain_urls(),
+        st.from_regex(
+            r"https?://[A-Za-z0-9.:\[\]@-]{1,20}(/[ -~\u00e9\u4e2d]{0,30})?", fullmatch=True
+        ),
+    )
+)
+def test_canonicalize_gives_what_the_full_path_gives(url: str) -> None:
+    import re
+
+    import webmd_spider.urls as urls
+
+    url = url.strip()
+    fast = _canonical_or_error(url)
+    pattern = urls._PLAIN_URL
+    urls._PLAIN_URL = re.compile(r"(?!)")  # nothing is plain: every URL the full path
+    try:
+        slow = _canonical_or_error(url)
+    finally:
+        urls._PLAIN_URL = pattern
+    assert fast == slow

@@ -83,6 +83,16 @@ TRACKING_PREFIXES: tuple[str, ...] = ("utm_", "pk_", "mtm_")
 
 _DEFAULT_PORTS: dict[str, str] = {"http": "80", "https": "443"}
 _WEB_SCHEMES: frozenset[str] = frozenset({"http", "https"})
+# An absolute http(s) URL that w3lib's safe_url_string returns unchanged: a lower-case
+# scheme and host (ASCII letters, digits, "-" and "."), a short port, and a path and
+# query of characters it never escapes ("'" left out: it escapes it in a query; "%"
+# only before two hex digits). Most links of most pages are such, and the check costs a
+# fraction of safe_url_string's parse and re-serialisation (tests/test_urls.py checks
+# the identity on generated URLs).
+_PLAIN_URL = re.compile(
+    r"https?://[a-z0-9.-]+(?::[1-9][0-9]{0,3})?"
+    r"(?:/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
+)
 
 # A valid percent escape; unreserved characters (RFC 3986 section 2.3) may be
 # decoded without changing the resource, every other escape keeps its meaning
@@ -182,8 +192,9 @@ def _canonicalize(url: str) -> str:
         return url
     # safe_url_string escapes spaces and non-ASCII (UTF-8) and encodes IDN
     # hosts as punycode; unlike w3lib's canonicalize_url it does not re-encode
-    # the query as a form, which could alter what the server receives.
-    parts = urlsplit(safe_url_string(url))
+    # the query as a form, which could alter what the server receives. A plain
+    # URL is one it would return as it is.
+    parts = head if _PLAIN_URL.fullmatch(url) else urlsplit(safe_url_string(url))
     scheme = parts.scheme.lower()
     if scheme not in _WEB_SCHEMES or not parts.hostname:
         return url
