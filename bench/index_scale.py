@@ -2,7 +2,7 @@
 synthetic chunks built with the store's own API, searched exact and through the ANN.
 
     .venv/bin/python bench/index_scale.py --size 300000           # about 15 minutes here
-    .venv/bin/python bench/index_scale.py --size 1000000 --keep /tmp/big.idx
+    .venv/bin/python bench/index_scale.py --size 1000000 --keep /tmp/big.idx  # ~75 minutes here
 
 Chunks: ``--size`` texts of 60 to 120 words (uniform), each word drawn independently
 from the vocabulary of the PostgreSQL 15 and Python 3.11 docs (the words of their HTML
