@@ -102,6 +102,11 @@ def test_title_prefers_og_title_then_title_then_h1() -> None:
 ENTRY_PROSE = "<p>" + "The entry's own words, long enough to be a body of text. " * 8 + "</p>"
 
 
+def titled_page(title: str, links: str) -> str:
+    """A page of `title`, the `links` markup, then a body of prose."""
+    return f"<html><head><title>{title}</title></head><body>{links}{ENTRY_PROSE}</body></html>"
+
+
 @pytest.mark.parametrize(
     ("title", "url", "href"),
     [
@@ -132,10 +137,9 @@ def test_without_an_h1_the_title_is_the_part_a_link_to_the_page_itself_shows(
 
 
 def test_a_permalink_ending_in_a_slash_names_its_entry() -> None:
-    html = (
-        "<html><head><title>Pruning roses in March | Garden notes</title></head><body>"
-        "<h2><a href='https://blog.example/2020/03/pruning-roses/'>Pruning roses in March</a>"
-        f"</h2>{ENTRY_PROSE}</body></html>"
+    html = titled_page(
+        "Pruning roses in March | Garden notes",
+        "<h2><a href='https://blog.example/2020/03/pruning-roses/'>Pruning roses in March</a></h2>",
     )
     assert extract(html, "https://blog.example/2020/03/pruning-roses/").title == (
         "Pruning roses in March"
@@ -163,16 +167,15 @@ def test_a_permalink_ending_in_a_slash_names_its_entry() -> None:
 def test_a_link_to_itself_with_the_sites_name_does_not_title_a_page(
     url: str, title: str, logo: str
 ) -> None:
-    html = f"<html><head><title>{title}</title></head><body>{logo}{ENTRY_PROSE}</body></html>"
+    html = titled_page(title, logo)
     found = extract(html, url).title
     assert found is not None and found not in ("Acme Corp", "Acme Widgets", "AcmeWidgets")
 
 
 def test_an_unparseable_link_does_not_cost_the_page_its_title() -> None:
-    html = (
-        "<html><head><title>Topic title - Forum</title></head><body>"
-        "<a href='http://[bad#x'>Topic title</a><a href='topic-5'>Topic title</a>"
-        f"{ENTRY_PROSE}</body></html>"
+    html = titled_page(
+        "Topic title - Forum",
+        "<a href='http://[bad#x'>Topic title</a><a href='topic-5'>Topic title</a>",
     )
     doc = extract(html, "https://ex.example/t/topic-5")
     assert doc.error is None and doc.title == "Topic title"
@@ -180,10 +183,8 @@ def test_an_unparseable_link_does_not_cost_the_page_its_title() -> None:
 
 def test_a_link_to_another_page_does_not_name_the_page() -> None:
     # the same words, but the link leads elsewhere: the <title> is not cut on its word
-    html = (
-        "<html><head><title>Kettle Forums :: Paddle stuck</title></head><body>"
-        "<a href='viewtopic.php?t=1'>Paddle stuck</a>"
-        f"{ENTRY_PROSE}</body></html>"
+    html = titled_page(
+        "Kettle Forums :: Paddle stuck", "<a href='viewtopic.php?t=1'>Paddle stuck</a>"
     )
     assert extract(html, "https://forum.example/viewtopic.php?t=2").title == (
         "Kettle Forums :: Paddle stuck"

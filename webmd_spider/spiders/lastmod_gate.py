@@ -92,7 +92,7 @@ class LastmodGate:
         return True
 
     def release(
-        self, site: SiteState, schedule_known: ScheduleKnown, walk: WalkStored | None = None
+        self, site: SiteState, schedule_known: ScheduleKnown, walk: WalkStored
     ) -> Iterator[Any]:
         """The sitemaps are read (or never will be): decide every held page. The stored
         links of each page skipped on its lastmod are walked (`walk`) as it is decided,
@@ -124,8 +124,7 @@ class LastmodGate:
                 and skips(site.lastmod.get(canonical), stored.last_seen, now)
             ):
                 site.lastmod_waiting[canonical] = (url, depth, via, stored.content_hash)
-                if walk is not None:
-                    yield from walk(site, stored, depth)
+                yield from walk(site, stored, depth)
             else:
                 later.append((url, canonical, depth, via, typed, stored))
         size = sample_size(len(site.lastmod_waiting), self.options.lastmod_sample_max)
@@ -178,9 +177,8 @@ class LastmodGate:
 
     def resolve(self, site: SiteState, schedule_known: ScheduleKnown) -> Iterator[Any]:
         """The crawl is idle: the candidates' rows when the sample showed no change
-        (or trust_lastmod=always), else their conditional requests."""
-        if site.known_held is not None:
-            yield from self.release(site, schedule_known)
+        (or trust_lastmod=always), else their conditional requests. The website's held
+        pages are released first (``Frontier.resolve_lastmod``)."""
         waiting, site.lastmod_waiting = site.lastmod_waiting, {}
         stopped = site.stop_reason or self.ledger.stop_reason
         if stopped:
