@@ -76,9 +76,13 @@ SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 # Dedup on our canonical URL (tracking parameters, default port, fragment, query order).
 REQUEST_FINGERPRINTER_CLASS = "webmd_spider.transport.fingerprint.CanonicalUrlFingerprinter"
-# Every response otherwise starts 100 item tasks on the asyncio reactor; a page yields
-# a handful of items, and fewer tasks measurably cut CPU (scrapy/scrapy#5182).
-CONCURRENT_ITEMS = 16
+# Each response's output is handed to CONCURRENT_ITEMS asyncio worker tasks, started
+# even when the callback yields one row (scrapy/scrapy#5182; 100 by default). Our rows
+# are written synchronously and a page's requests are queued at once, so one task per
+# response loses no concurrency (responses are still processed side by side), and it
+# takes 12 % of the instructions off an unchanged page's 304 compared with 16 tasks
+# (docs/BENCHMARKS.md, "Cheap recrawls").
+CONCURRENT_ITEMS = 1
 
 # --- components ------------------------------------------------------------------
 # per-slot concurrency (a website's max_concurrency) enforced: see transport/downloader.py
@@ -99,6 +103,9 @@ DOWNLOADER_MIDDLEWARES = {
     # Scrapy's, skipped for pages without the word "refresh" (see the module)
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
     "webmd_spider.downloadermiddlewares.meta_refresh.FastMetaRefreshMiddleware": 580,
+    # Scrapy's counts without re-serialising every request to count its bytes
+    "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
+    "webmd_spider.transport.stats.CountingDownloaderStats": 850,
 }
 # Depth is ours (`max_depth`, the shortest link distance from the start URLs, in the
 # request's `webmd_depth`); Scrapy's DepthMiddleware would only count it a second time,
@@ -106,10 +113,24 @@ DOWNLOADER_MIDDLEWARES = {
 # (2,000) refuses longer URLs as a counted rejection before UrlLengthMiddleware's 2,083
 # would drop them without a trace. Off, it cannot drop a link a page of a resumable
 # crawl waits for (state/completion.py).
+# MetaCopyDetectionMiddleware compares the meta of every request a callback yields with
+# its response's, to warn about meta copied wholesale: a development aid whose check
+# runs per yielded request (about 1 % of an unchanged page's 304); the frontier builds
+# every request's meta itself (spiders/frontier.py).
 SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
     "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+    "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
 }
+# No Referer header. The frontier, not the page being parsed, decides when a URL is
+# requested: a known page is released from the state or a sitemap, a held link when
+# robots.txt is read, so the response whose callback happens to yield a request is
+# often not the page that linked it, and RefererMiddleware would name it anyway. A
+# Referer is optional (RFC 9110 section 10.1.3) and its policy work runs on every
+# request (about 3 % of an unchanged page's 304).
+REFERER_ENABLED = False
+# plain attribute access on the stats (transport/stats.py)
+STATS_CLASS = "webmd_spider.transport.stats.FastStatsCollector"
 EXTENSIONS = {
     "webmd_spider.extensions.progress.ProgressLog": 500,
     "webmd_spider.extensions.run_summary.RunSummary": 510,

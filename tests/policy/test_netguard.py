@@ -509,3 +509,47 @@ def test_property_url_check_agrees_with_ip_check(value: int) -> None:
     by_ip = POLICY.refusal_for_ip(str(address))
     by_url = POLICY.refusal_for_url(f"http://{value}/")
     assert (by_ip is None) == (by_url is None)
+
+
+# --------------------------------------------------------------------------- #
+# The per-origin memo of refusal_for_url
+# --------------------------------------------------------------------------- #
+
+_HOST_PARTS = st.sampled_from(
+    ["example", "com", "127", "0", "10", "0x7f", "1", "localhost", "a-b", "", "169", "254"]
+)
+_URL_HOSTS = st.lists(_HOST_PARTS, min_size=1, max_size=5).map(".".join)
+_URL_TAILS = st.sampled_from(
+    ["", "/", "/a/b?c=d#e", "?q", "#f", "/a b", "/a\\b", "/\t/x", "/%2F", "/@evil.com", "/é"]
+)
+
+
+@given(
+    st.sampled_from(["http", "https", "HTTP", "ftp"]),
+    _URL_HOSTS,
+    st.sampled_from(["", ":80", ":8080", ":0", ":99999", ":", ":x"]),
+    _URL_TAILS,
+    st.sampled_from(["", "user@", "user:pw@"]),
+)
+def test_property_memoised_verdict_equals_the_full_check(
+    scheme: str, host: str, port: str, tail: str, userinfo: str
+) -> None:
+    url = f"{scheme}://{userinfo}{host}{port}{tail}"
+    for policy in (POLICY, AddressPolicy.from_allowlist("127.0.0.0/8,localhost")):
+        # twice: the first answer may fill the memo, the second comes from it
+        assert policy.refusal_for_url(url) == policy._any_url_refusal(url), url
+        assert policy.refusal_for_url(url) == policy._any_url_refusal(url), url
+
+
+def test_memoised_verdicts_follow_the_origin_not_the_first_url() -> None:
+    policy = AddressPolicy.from_allowlist("127.0.0.1:8080")
+    assert policy.refusal_for_url("http://127.0.0.1:8080/a") is None
+    assert policy.refusal_for_url("http://127.0.0.1:8080/b?c") is None
+    # another port of the same host is another origin
+    assert policy.refusal_for_url("http://127.0.0.1:8081/a") is not None
+    # a user-info prefix is not a plain URL: checked in full, still refused
+    assert policy.refusal_for_url("http://127.0.0.1:8080@10.0.0.1/") is not None
+    # the memo is bounded
+    for n in range(5000):
+        policy.refusal_for_url(f"http://h{n}.example/")
+    assert len(policy._verdicts) <= 4096

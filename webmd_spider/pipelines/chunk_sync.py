@@ -12,7 +12,7 @@ job set-up opened (``run_context(crawler).chunk_sync``):
 
 At the close the last batch is applied and the target closed; the report goes to the
 stats (``webmd/index/*``), which the run summary reads. With neither option this
-pipeline does nothing.
+pipeline is not configured (``NotConfigured``): Scrapy leaves it out of the row path.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import logging
 from typing import Any, Self
 
 from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
 
 from webmd_spider.index.sync import ChunkSync
 from webmd_spider.items import Row
@@ -42,7 +43,10 @@ class ChunkSyncPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, run_context(crawler).chunk_sync)
+        sync = run_context(crawler).chunk_sync
+        if sync is None:
+            raise NotConfigured  # neither option: not a step of every row
+        return cls(crawler, sync)
 
     def process_item(self, item: Any) -> Any:
         sync = self.sync

@@ -12,9 +12,10 @@ layout rules, the manifest and every file operation; see that module):
 
 A page is identified by its ``final_url`` (the URL after redirects), which is also the
 ``url:`` of its frontmatter; its discovered ``url`` is kept as an alias. The tree is laid
-out when the spider closes. With no ``out_dir`` (the default) the pipeline does
-nothing. A folder that cannot be used stops the run at start with a clear message
-(an :class:`~webmd_spider.options.OptionsError`), before anything is fetched.
+out when the spider closes. With no ``out_dir`` (the default) the pipeline is not
+configured (``NotConfigured``): Scrapy leaves it out of the row path. A folder that
+cannot be used stops the run at start with a clear message (an
+:class:`~webmd_spider.options.OptionsError`), before anything is fetched.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import logging
 from typing import Any, Self
 
 from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
 
 from webmd_spider.items import Row
 from webmd_spider.options import OptionsError
@@ -43,6 +45,8 @@ class MarkdownTreePipeline:
     def from_crawler(cls, crawler: Crawler) -> Self:
         pipeline = cls(crawler)
         pipeline._open()  # the run context (with the options) exists before the engine
+        if pipeline.writer is None:
+            raise NotConfigured  # no out_dir: not a step of every row
         return pipeline
 
     def _open(self) -> None:

@@ -20,7 +20,7 @@ file that cannot be written then is logged as an error and the previous one stay
 folder or file that cannot be used stops the run at start, before anything is fetched,
 with one line (``Cannot start the crawl: llms_txt: ...``) and an
 :class:`~webmd_spider.options.OptionsError`. With neither option (the default) the
-pipeline does nothing.
+pipeline is not configured (``NotConfigured``): Scrapy leaves it out of the row path.
 
 Reads the run context's options ``llms_txt`` and ``combined``.
 """
@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
 
 from webmd_spider.items import Row
 from webmd_spider.options import OptionsError
@@ -62,6 +63,8 @@ class SingleFilesPipeline:
     def from_crawler(cls, crawler: Crawler) -> Self:
         pipeline = cls(crawler)
         pipeline._open()  # the run context (with the options) exists before the engine
+        if not pipeline.outputs:
+            raise NotConfigured  # neither option: not a step of every row
         return pipeline
 
     def _open(self) -> None:

@@ -34,7 +34,7 @@ import contextlib
 import ipaddress
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -48,6 +48,14 @@ __all__ = [
 
 _WEB_SCHEMES = frozenset({"http", "https"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+# A URL of printable ASCII (no space, no backslash) whose scheme and host are lower
+# case and whose host is letters, digits, dots and hyphens: group 1, its scheme and
+# authority, is all that refusal_for_url judges of it (no user info hides a host, no
+# browser-only rewrite applies), so the verdict is computed once per such origin.
+_PLAIN_ORIGIN = re.compile(r"(https?://[a-z0-9.-]+(?::[0-9]{1,5})?)(?:[/?#][!-\[\]-~]*)?")
+#: origins whose verdict is kept; past it the cache starts again (a crawl of many hosts)
+_VERDICTS_MAX = 4096
 
 # Cloud instance-metadata endpoints; called out by name in reasons because they
 # are the classic SSRF target (credentials served over plain HTTP).
@@ -346,6 +354,10 @@ class AddressPolicy:
     hosts: frozenset[str] = frozenset()
     ip_ports: frozenset[tuple[IPAddress, int]] = frozenset()
     host_ports: frozenset[tuple[str, int]] = frozenset()
+    #: refusal_for_url's verdict per plain origin (a memo: the policy never changes)
+    _verdicts: dict[str, str | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     @classmethod
     def from_allowlist(cls, entries: list[str] | tuple[str, ...] | str | None) -> AddressPolicy:
@@ -497,6 +509,21 @@ class AddressPolicy:
         would (backslashes as slashes, tabs/newlines removed); either refusing
         refuses.
         """
+        plain = _PLAIN_ORIGIN.fullmatch(url)
+        if plain is not None:
+            # every request of a crawl is checked; most share a few origins
+            origin = plain.group(1)
+            verdicts = self._verdicts
+            if origin in verdicts:
+                return verdicts[origin]
+            if len(verdicts) >= _VERDICTS_MAX:
+                verdicts.clear()
+            verdict = verdicts[origin] = self._url_refusal(origin)
+            return verdict
+        return self._any_url_refusal(url)
+
+    def _any_url_refusal(self, url: str) -> str | None:
+        """refusal_for_url without the per-origin memo: any URL, parsed both ways."""
         stripped = url.strip(" \t\n\r\f\v\x00")
         browser_like = re.sub(r"[\t\n\r]", "", stripped).replace("\\", "/")
         first = self._url_refusal(stripped)
