@@ -489,3 +489,19 @@ def test_canonicalize_gives_what_the_full_path_gives(url: str) -> None:
     finally:
         urls._PLAIN_URL = pattern
     assert fast == slow
+
+
+@pytest.mark.parametrize(
+    ("url", "plain"),
+    [
+        ("http://127.0.0.1:41234/a.html", True),  # a test server's ephemeral port
+        ("http://example.com:65535/", True),
+        ("http://example.com:65536/", False),  # not a port: the full path decides
+        ("http://example.com:099/", False),  # a leading zero is not left as it is
+        ("http://example.com:0/", False),
+    ],
+)
+def test_plain_urls_take_every_valid_port(url: str, plain: bool) -> None:
+    from webmd_spider.urls import _PLAIN_URL
+
+    assert bool(_PLAIN_URL.fullmatch(url)) is plain

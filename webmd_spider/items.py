@@ -10,6 +10,7 @@ directly, in field declaration order.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
@@ -43,9 +44,19 @@ ERROR_TYPES: dict[str, str] = {
 SKIPPED = "skipped"
 
 
+# (second, its text): every row and every 304's state update asks for the time, many
+# within the same second; formatting a datetime costs more than the rest of the call
+_now_text: tuple[int, str] = (-1, "")
+
+
 def utc_now_iso() -> str:
     """Current time in UTC as ISO 8601 with a ``Z`` suffix, second precision."""
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    global _now_text
+    second = int(time.time())
+    if second != _now_text[0]:
+        text = datetime.fromtimestamp(second, UTC).isoformat().replace("+00:00", "Z")
+        _now_text = (second, text)
+    return _now_text[1]
 
 
 @dataclass(slots=True)

@@ -103,6 +103,10 @@ DOWNLOADER_MIDDLEWARES = {
     # Scrapy's, skipped for pages without the word "refresh" (see the module)
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
     "webmd_spider.downloadermiddlewares.meta_refresh.FastMetaRefreshMiddleware": 580,
+    # The spider has no allowed_domains: what is in scope is ours to decide
+    # (policy/scope.py, before a request is made), and Scrapy's check would allow every
+    # request, twice (on request_scheduled and here), parsing its URL each time.
+    "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
     # Scrapy's counts without re-serialising every request to count its bytes
     "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
     "webmd_spider.transport.stats.CountingDownloaderStats": 850,

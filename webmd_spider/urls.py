@@ -84,13 +84,14 @@ TRACKING_PREFIXES: tuple[str, ...] = ("utm_", "pk_", "mtm_")
 _DEFAULT_PORTS: dict[str, str] = {"http": "80", "https": "443"}
 _WEB_SCHEMES: frozenset[str] = frozenset({"http", "https"})
 # An absolute http(s) URL that w3lib's safe_url_string returns unchanged: a lower-case
-# scheme and host (ASCII letters, digits, "-" and "."), a short port, and a path and
-# query of characters it never escapes ("'" left out: it escapes it in a query; "%"
-# only before two hex digits). Most links of most pages are such, and the check costs a
-# fraction of safe_url_string's parse and re-serialisation (tests/test_urls.py checks
-# the identity on generated URLs).
+# scheme and host (ASCII letters, digits, "-" and "."), a valid port (1-65535, no
+# leading zero), and a path and query of characters it never escapes ("'" left out: it
+# escapes it in a query; "%" only before two hex digits). Most links of most pages are
+# such, and the check costs a fraction of safe_url_string's parse and re-serialisation
+# (tests/test_urls.py checks the identity on generated URLs).
 _PLAIN_URL = re.compile(
-    r"https?://[a-z0-9.-]+(?::[1-9][0-9]{0,3})?"
+    r"https?://[a-z0-9.-]+"
+    r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
     r"(?:/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
 )
 
