@@ -76,13 +76,16 @@ SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 # Dedup on our canonical URL (tracking parameters, default port, fragment, query order).
 REQUEST_FINGERPRINTER_CLASS = "webmd_spider.transport.fingerprint.CanonicalUrlFingerprinter"
-# Each response's output is handed to CONCURRENT_ITEMS asyncio worker tasks, started
-# even when the callback yields one row (scrapy/scrapy#5182; 100 by default). Our rows
-# are written synchronously and a page's requests are queued at once, so one task per
-# response loses no concurrency (responses are still processed side by side), and it
-# takes 12 % of the instructions off an unchanged page's 304 compared with 16 tasks
-# (docs/BENCHMARKS.md, "Cheap recrawls").
-CONCURRENT_ITEMS = 1
+# Every response otherwise starts 100 item tasks on the asyncio reactor; a page yields
+# a handful of items, and fewer tasks measurably cut CPU (scrapy/scrapy#5182). Not
+# fewer than 16: a callback's outputs reach those tasks through a queue of 2 x
+# CONCURRENT_ITEMS, and the engine takes the next request between two fillings of it.
+# With fewer, a page's links reach the scheduler in small batches (their priorities,
+# content before index pages, no longer order them) and a large page's links are still
+# being read when a budget ends the run (tests/spiders/test_index_order.py,
+# test_content_checks.py). CONCURRENT_ITEMS = 1 would take 12 % of the instructions
+# off an unchanged page's 304.
+CONCURRENT_ITEMS = 16
 
 # --- components ------------------------------------------------------------------
 # per-slot concurrency (a website's max_concurrency) enforced: see transport/downloader.py
@@ -126,13 +129,6 @@ SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
     "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
 }
-# No Referer header. The frontier, not the page being parsed, decides when a URL is
-# requested: a known page is released from the state or a sitemap, a held link when
-# robots.txt is read, so the response whose callback happens to yield a request is
-# often not the page that linked it, and RefererMiddleware would name it anyway. A
-# Referer is optional (RFC 9110 section 10.1.3) and its policy work runs on every
-# request (about 3 % of an unchanged page's 304).
-REFERER_ENABLED = False
 # plain attribute access on the stats (transport/stats.py)
 STATS_CLASS = "webmd_spider.transport.stats.FastStatsCollector"
 EXTENSIONS = {
