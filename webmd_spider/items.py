@@ -52,11 +52,13 @@ _now_text: tuple[int, str] = (-1, "")
 def utc_now_iso() -> str:
     """Current time in UTC as ISO 8601 with a ``Z`` suffix, second precision."""
     global _now_text
-    second = int(time.time())
-    if second != _now_text[0]:
-        text = datetime.fromtimestamp(second, UTC).isoformat().replace("+00:00", "Z")
-        _now_text = (second, text)
-    return _now_text[1]
+    second = time.time_ns() // 1_000_000_000  # exact: no float rounding at the boundary
+    cached = _now_text  # read once: the HTTP API's threads may replace it meanwhile
+    if second == cached[0]:
+        return cached[1]
+    text = datetime.fromtimestamp(second, UTC).isoformat().replace("+00:00", "Z")
+    _now_text = (second, text)
+    return text
 
 
 @dataclass(slots=True)

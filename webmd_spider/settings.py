@@ -39,7 +39,8 @@ RETRY_TIMES = 1
 REDIRECT_MAX_TIMES = 10
 # robots.txt requests set redirect_ttl themselves (RFC 9309 section 2.3.1.2: follow at
 # least five redirects, no more): not a key copied from a response by mistake, which
-# is what Scrapy's MetaCopyDetectionMiddleware warns about.
+# is what Scrapy's MetaCopyDetectionMiddleware warns about. Inert while that middleware
+# is off (SPIDER_MIDDLEWARES below); kept for a project that turns it back on.
 META_COPY_WARN_SKIP_KEYS = ["redirect_ttl"]
 COOKIES_ENABLED = False
 # Names resolving to loopback/private/link-local... addresses are refused (SSRF guard).

@@ -102,6 +102,23 @@ def test_scraped_at_is_utc_iso_seconds() -> None:
     assert re.fullmatch(pattern, page_row().scraped_at)
 
 
+def test_scraped_at_follows_a_stubbed_clock_across_second_boundaries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import webmd_spider.items as items
+
+    # 2026-12-06T21:00:00Z, then 1 ns before and at the next second, then back a day
+    base = 1_796_590_800 * 10**9
+    stamps = iter([base, base + 999_999_999, base + 10**9, base - 86_400 * 10**9])
+    monkeypatch.setattr(items.time, "time_ns", lambda: next(stamps))
+    assert [utc_now_iso() for _ in range(4)] == [
+        "2026-12-06T21:00:00Z",
+        "2026-12-06T21:00:00Z",  # the same second: the text kept
+        "2026-12-06T21:00:01Z",
+        "2026-12-05T21:00:00Z",  # a clock set back is followed too
+    ]
+
+
 # --------------------------------------------------------------------------- #
 # record_row
 # --------------------------------------------------------------------------- #

@@ -127,8 +127,9 @@ class RobotsFlow:
     def added(self, site: SiteState) -> None:
         """Ask the robots.txt of a website a link added to the crawl (follow_subdomains)
         at its root: the scheme of that link, no probe. Handed to the engine, not
-        yielded from the page's callback: Scrapy's MetaCopyDetectionMiddleware warns
-        about a callback's request carrying ``redirect_ttl``, set here on purpose."""
+        yielded from the page's callback: Scrapy's MetaCopyDetectionMiddleware (off in
+        settings.py, but a project may turn it on) warns about a callback's request
+        carrying ``redirect_ttl``, set here on purpose."""
         assert site.root is not None
         assert self.crawler is not None and self.crawler.engine is not None
         self.crawler.engine.crawl(self.request(site, [site.root], []))
