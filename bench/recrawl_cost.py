@@ -249,6 +249,26 @@ def stat(log: str, name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+#: the environment of every benchmarked crawl
+CRAWL_ENV = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
+
+
+def crawl_command(
+    server: SiteServer,
+    state: Path,
+    feed: Path,
+    extra: list[str],
+    python: tuple[str, ...] = (sys.executable,),
+) -> list[str]:
+    """The benchmarked crawl of `server` (see the module doc) with `extra` arguments,
+    run by `python` (the interpreter, after whatever wraps it: cProfile, valgrind)."""
+    return [
+        *python, "-m", "scrapy", "crawl", "site", "-a", f"start={server.url('/')}",
+        "-a", "incremental=true", "-a", "state=bench", "-a", "max_pages=100000",
+        *extra, "-s", f"WEBMD_STATE_DIR={state}", *WEBMD_FLAGS, "-O", f"{feed}:jsonl",
+    ]  # fmt: skip
+
+
 def crawl(
     server: SiteServer,
     state: Path,
@@ -261,12 +281,7 @@ def crawl(
 ) -> tuple[Run, list[dict[str, Any]]]:
     """One run (again from the same state, up to `retries` times, while another
     benchmark ran beside it)."""
-    command = [
-        sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start={server.url('/')}",
-        "-a", "incremental=true", "-a", "state=bench", "-a", "max_pages=100000",
-        *extra_args, "-s", f"WEBMD_STATE_DIR={state}", *WEBMD_FLAGS, "-O", f"{feed}:jsonl",
-    ]  # fmt: skip
-    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
+    command = crawl_command(server, state, feed, extra_args)
     before_run = state.with_name(state.name + ".before-run")
     if before_run.exists():
         shutil.rmtree(before_run)
@@ -284,7 +299,13 @@ def crawl(
         before, own = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(0)
         machine, start = busy_cpu_s(), time.monotonic()
         done = subprocess.run(
-            command, cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=1800
+            command,
+            cwd=REPO,
+            env=CRAWL_ENV,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=1800,
         )
         wall, machine = time.monotonic() - start, busy_cpu_s() - machine
         after, own_after = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(0)
@@ -416,7 +437,6 @@ def main(argv: list[str] | None = None) -> int:
         with SiteServer(tmp / "one") as one, SiteServer(site) as server:
             no_delay(one)
             no_delay(server)
-            end_of_first = datetime.now(UTC)
             for i in range(args.repeats):
                 state = tmp / f"one-state-{i}"
                 go(one, state, "startup-first", i)
@@ -427,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
                     # (not a duplicate of another page, which the state does not keep)
                     written = {r["url"].removeprefix(server.base_url) for r in rows}
                     candidates = sum(1 for p in pages if p in written)
-                end_of_first = datetime.now(UTC)
+                    end_of_first = datetime.now(UTC)  # base's last fetch: the edits follow it
                 go(server, fresh_state(base, tmp / "s"), "unchanged", i)
                 state = fresh_state(base, tmp / "s")
                 go(server, state, "unchanged-quiet", i, "-a", "emit_unchanged=false")
@@ -603,18 +623,14 @@ def instructions(source: Path) -> int:
         def run(server: SiteServer, state: Path, label: str) -> None:
             out = tmp / f"cg-{label}"
             out.mkdir()
-            command = [
+            valgrind = (
                 "valgrind", "--tool=cachegrind", "--cache-sim=no", "--trace-children=yes",
-                f"--cachegrind-out-file={out}/cg.%p",
-                sys.executable, "-m", "scrapy", "crawl", "site",
-                "-a", f"start={server.url('/')}", "-a", "incremental=true",
-                "-a", "state=bench", "-a", "max_pages=100000", "-a", "extract_processes=0",
-                "-s", f"WEBMD_STATE_DIR={state}", *WEBMD_FLAGS,
-                # ~40x slower under valgrind: no timeout may cut a page short
-                "-s", "DOWNLOAD_TIMEOUT=900", "-O", f"{tmp / 'feed.jsonl'}:jsonl",
-            ]  # fmt: skip
-            env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
-            done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+                f"--cachegrind-out-file={out}/cg.%p", sys.executable,
+            )  # fmt: skip
+            # ~40x slower under valgrind: no timeout may cut a page short
+            extra = ["-a", "extract_processes=0", "-s", "DOWNLOAD_TIMEOUT=900"]
+            command = crawl_command(server, state, tmp / "feed.jsonl", extra, valgrind)
+            done = subprocess.run(command, cwd=REPO, env=CRAWL_ENV, capture_output=True, text=True)
             if done.returncode != 0:
                 raise SystemExit(f"{label}: crawl failed:\n{done.stderr[-3000:]}")
             total = 0
@@ -666,16 +682,11 @@ def profile(source: Path, out: Path, max_wait: float, run: str = "no-lastmod") -
             no_delay(server)
             state, feed = tmp / "state", tmp / "feed.jsonl"
             crawl(server, state, feed, "first", 0, max_wait, [], 0)
-            command = [
-                sys.executable, "-m", "cProfile", "-o", str(out), "-m", "scrapy", "crawl", "site",
-                "-a", f"start={server.url('/')}", "-a", "incremental=true", "-a", "state=bench",
-                "-a", "max_pages=100000", "-a", "extract_processes=0",
-                "-s", f"WEBMD_STATE_DIR={state}", *WEBMD_FLAGS, "-O", f"{feed}:jsonl",
-            ]  # fmt: skip
+            profiled = (sys.executable, "-m", "cProfile", "-o", str(out))
+            command = crawl_command(server, state, feed, ["-a", "extract_processes=0"], profiled)
             wait_quiet(max_wait)
             server.clear_requests()
-            env = dict(os.environ, SCRAPY_SETTINGS_MODULE="webmd_spider.settings")
-            subprocess.run(command, cwd=REPO, env=env, capture_output=True, check=True)
+            subprocess.run(command, cwd=REPO, env=CRAWL_ENV, capture_output=True, check=True)
             statuses = Counter(r.status for r in server.requests if is_page_request(r.path))
     print(f"{len(pages)} pages; the profiled recrawl's answers: {dict(statuses)}\n")
     stats = pstats.Stats(str(out))

@@ -88,12 +88,22 @@ _WEB_SCHEMES: frozenset[str] = frozenset({"http", "https"})
 # leading zero), and a path and query of characters it never escapes ("'" left out: it
 # escapes it in a query; "%" only before two hex digits). Most links of most pages are
 # such, and the check costs a fraction of safe_url_string's parse and re-serialisation
-# (tests/test_urls.py checks the identity on generated URLs).
+# (tests/test_urls.py checks the identity on generated URLs). Group 1 is its scheme and
+# authority (see plain_origin).
 _PLAIN_URL = re.compile(
-    r"https?://[a-z0-9.-]+"
-    r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+    r"(https?://[a-z0-9.-]+"
+    r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?)"
     r"(?:/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
 )
+
+
+def plain_origin(url: str) -> str | None:
+    """``scheme://host[:port]`` of a plain URL (lower-case ASCII scheme and host, no
+    user info, a valid port, a path and query of characters never escaped: one
+    ``safe_url_string`` and a browser leave as they are), else None."""
+    plain = _PLAIN_URL.fullmatch(url)
+    return plain.group(1) if plain is not None else None
+
 
 # A valid percent escape; unreserved characters (RFC 3986 section 2.3) may be
 # decoded without changing the resource, every other escape keeps its meaning

@@ -1,6 +1,6 @@
 """SSRF policy: which addresses a crawl of other people's websites may connect to.
 
-Pure module: standard library only, no Scrapy or Twisted. The Scrapy layer
+Pure module: the standard library and webmd_spider.urls, no Scrapy or Twisted. The Scrapy layer
 wires it in twice:
 
 * before a request is scheduled/downloaded, :meth:`AddressPolicy.refusal_for_url`
@@ -37,6 +37,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
+from webmd_spider.urls import plain_origin
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -49,11 +51,6 @@ __all__ = [
 _WEB_SCHEMES = frozenset({"http", "https"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
-# A URL of printable ASCII (no space, no backslash) whose scheme and host are lower
-# case and whose host is letters, digits, dots and hyphens: group 1, its scheme and
-# authority, is all that refusal_for_url judges of it (no user info hides a host, no
-# browser-only rewrite applies), so the verdict is computed once per such origin.
-_PLAIN_ORIGIN = re.compile(r"(https?://[a-z0-9.-]+(?::[0-9]{1,5})?)(?:[/?#][!-\[\]-~]*)?")
 #: origins whose verdict is kept; past it the cache starts again (a crawl of many hosts)
 _VERDICTS_MAX = 4096
 
@@ -509,10 +506,11 @@ class AddressPolicy:
         would (backslashes as slashes, tabs/newlines removed); either refusing
         refuses.
         """
-        plain = _PLAIN_ORIGIN.fullmatch(url)
-        if plain is not None:
-            # every request of a crawl is checked; most share a few origins
-            origin = plain.group(1)
+        origin = plain_origin(url)
+        if origin is not None:
+            # A plain URL (no user info hides its host, no browser-only rewrite applies)
+            # is judged by its scheme and authority alone, so the verdict is kept per
+            # origin: every request of a crawl is checked, and most share a few origins.
             verdicts = self._verdicts
             if origin in verdicts:
                 return verdicts[origin]
